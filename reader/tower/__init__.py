@@ -1,0 +1,1 @@
+"""The optional dice tower: protocol (pure framing), port (pyserial adapter), sim (simulator)."""

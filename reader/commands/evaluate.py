@@ -1,0 +1,192 @@
+"""`dice-reader evaluate`: score the recognizer on labeled photo sets and draw what it got wrong.
+
+The definitions of every figure are in reader/vision/evaluate.py; this module only reads images,
+runs the recognizer, shows progress and writes the table, the JSON and the error sheet.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from reader.errors import DiceReaderError
+
+HELP = (
+    "Score the recognizer on labeled sets (folders with labels.jsonl, e.g. "
+    "../shared/realdata/tray-mixed-bartek, or a set name under ../shared/realdata): dice found, "
+    "type accuracy, share accepted, value accuracy, accepted-but-wrong, end-to-end, false "
+    "detections, ms per image. Sets the models train on are scored on their holdout fifth only "
+    "unless --all-images. Writes a PNG sheet of the dice it got wrong."
+)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("sets", nargs="+", metavar="SET", help="labeled set folder or set name")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--holdout-only", action="store_true",
+                       help="score only the holdout fifth of every set (default for the sets "
+                            "the models train on)")
+    which.add_argument("--all-images", action="store_true",
+                       help="score every image, even of sets the models train on")
+    p.add_argument("--limit", type=int, metavar="N", default=None,
+                   help="score at most N images per set (after the holdout choice)")
+    p.add_argument("--sheet", metavar="OUT.png", default=None,
+                   help="where to write the error sheet (default work/eval-<set>.png; with "
+                        "several sets, OUT-<set>.png)")
+    p.add_argument("--no-sheet", action="store_true", help="do not draw an error sheet")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
+    p.add_argument("--models", metavar="DIR", default=None,
+                   help="folder of the ONNX models (default: the project's models/)")
+
+
+def resolve_set(spec: str) -> Path:
+    """A folder with labels.jsonl, or the name of a set under the shared real-photo folder."""
+    from reader.vision.realdata import realdata_root
+
+    p = Path(spec)
+    if (p / "labels.jsonl").is_file():
+        return p
+    q = realdata_root() / spec
+    if not p.exists() and (q / "labels.jsonl").is_file():
+        return q
+    if not p.exists():
+        raise DiceReaderError(f"no such set: {spec} (neither a folder nor a set in {q.parent})")
+    raise DiceReaderError(f"{spec} is not a labeled set: no labels.jsonl in it")
+
+
+def select_images(images, holdout: bool, limit: int | None):
+    if holdout:
+        images = [im for im in images if im.holdout]
+    if limit is not None:
+        images = images[:limit]
+    return images
+
+
+class Progress:
+    """A counter on stderr: a redrawn bar on a terminal, a line per tenth otherwise."""
+
+    def __init__(self, label: str, total: int, stream=None):
+        self.label, self.total = label, total
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.last_tenth = -1
+        self.t0 = time.monotonic()
+
+    def __call__(self, done: int) -> None:
+        if self.tty:
+            width = 30
+            fill = width * done // max(1, self.total)
+            self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] "
+                              f"{done}/{self.total}")
+            if done == self.total:
+                self.stream.write(f"  {time.monotonic() - self.t0:.0f} s\n")
+        else:
+            tenth = 10 * done // max(1, self.total)
+            if tenth != self.last_tenth or done == self.total:
+                self.last_tenth = tenth
+                self.stream.write(f"{self.label}: {done}/{self.total} images\n")
+        self.stream.flush()
+
+
+def evaluate_images(images, recognizer, progress=None):
+    """Run the recognizer on each labeled image and score it; an unreadable image misses all."""
+    from reader.commands.read import ImageError, load_image
+    from reader.vision.evaluate import failed_image, score_image
+
+    results = []
+    for n, item in enumerate(images, 1):
+        path = str(item.path)
+        t0 = time.perf_counter()
+        try:
+            image = load_image(item.path)
+            if item.single:
+                readings = [recognizer.read_single(image)]
+            else:
+                readings = list(recognizer.read_frame(image))
+        except (ImageError, DiceReaderError) as exc:
+            results.append(failed_image(path, item.dice, str(exc)))
+        except Exception as exc:  # one recognizer fault must not end the whole evaluation
+            results.append(failed_image(path, item.dice,
+                                        f"recognizer failed: {type(exc).__name__}: {exc}"))
+        else:
+            ms = (time.perf_counter() - t0) * 1000
+            results.append(score_image(path, item.dice, readings, ms))
+        if progress is not None:
+            progress(n)
+    return results
+
+
+def sheet_path(args, set_name: str, several: bool) -> Path:
+    if args.sheet is None:
+        return Path("work") / f"eval-{set_name}.png"
+    out = Path(args.sheet)
+    if several:
+        out = out.with_name(f"{out.stem}-{set_name}{out.suffix or '.png'}")
+    return out
+
+
+def write_sheet(results, out: Path, title: str) -> Path | None:
+    """Draw and write the error sheet; None when nothing went wrong."""
+    import cv2
+
+    from reader.commands.read import ImageError, load_image
+    from reader.vision.sheet import draw_sheet
+
+    def load(path):
+        try:
+            return load_image(path)
+        except ImageError:
+            return None
+
+    dice = [d for r in results for d in r.dice]
+    sheet = draw_sheet(dice, load, title=title)
+    if sheet is None:
+        return None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(out), sheet):
+        raise DiceReaderError(f"cannot write the error sheet to {out}")
+    return out
+
+
+def run(args, recognizer=None) -> int:
+    """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
+    from reader.vision.evaluate import format_details, format_table, summarise
+    from reader.vision.realdata import TRAINABLE, load_set
+
+    if args.limit is not None and args.limit < 1:
+        raise DiceReaderError("--limit must be at least 1")
+    folders = [resolve_set(s) for s in args.sets]  # fail on a bad name before loading models
+    if recognizer is None:
+        from reader.commands.read import load_recognizer
+
+        recognizer = load_recognizer(args.models)
+    several = len(folders) > 1
+    scores, sheets = [], {}
+    for folder in folders:
+        name = folder.name
+        holdout = args.holdout_only or (name in TRAINABLE and not args.all_images)
+        images = select_images(load_set(folder), holdout, args.limit)
+        label = f"{name}{' (holdout)' if holdout else ''}"
+        results = evaluate_images(images, recognizer, Progress(label, len(images)))
+        score = summarise(label, results)
+        scores.append(score)
+        if not args.no_sheet:
+            out = write_sheet(results, sheet_path(args, name, several), title=label)
+            sheets[label] = None if out is None else str(out)
+    if args.json:
+        out = []
+        for s in scores:
+            d = s.to_json()
+            d["sheet"] = sheets.get(s.name)
+            out.append(d)
+        print(json.dumps({"sets": out}, indent=1))
+    else:
+        print(format_table(scores))
+        print()
+        for s in scores:
+            print(format_details(s))
+            if sheets.get(s.name):
+                print(f"  sheet of what went wrong: {sheets[s.name]}")
+    return 0

@@ -1,0 +1,126 @@
+"""`dice-reader read`: read the dice in image files, one result per image.
+
+A batch of images is a log of evidence: one bad file must not cost the readings of the others,
+so an image that cannot be read gets an error object of its own and the run goes on; the exit
+status says afterwards that something failed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from reader.errors import DiceReaderError
+
+HELP = (
+    "Read every die in image files. Prints one line per image; with --jsonl one JSON object per "
+    'image: {"image": PATH, "dice": [...], "ms": MS} or {"image": PATH, "error": MESSAGE} for a '
+    "file that cannot be read (the run goes on). Exit status: 0 all images read, 1 one or more "
+    "images gave an error, 2 bad usage or the models cannot be loaded."
+)
+
+
+class ImageError(Exception):
+    """An image file that cannot be turned into pixels; the message says why."""
+
+
+def add_arguments(p) -> None:
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (jpg, png, ...)")
+    p.add_argument("--jsonl", action="store_true",
+                   help="one JSON object per image on stdout instead of a line of text")
+    p.add_argument("--single", action="store_true",
+                   help="each image shows one die, which may fill the image")
+    p.add_argument("--models", metavar="DIR", default=None,
+                   help="folder of the ONNX models (default: the project's models/)")
+
+
+def load_image(path: str | Path):
+    """Decode an image file to a BGR array; raises ImageError with a message a user can act on."""
+    import cv2
+    import numpy as np
+
+    p = Path(path)
+    if not p.exists():
+        raise ImageError("no such file")
+    if p.is_dir():
+        raise ImageError("is a directory, not an image")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except PermissionError:
+        raise ImageError("permission denied") from None
+    except OSError as exc:
+        raise ImageError(f"cannot read the file: {exc.strerror or exc}") from None
+    if data.size == 0:
+        raise ImageError("empty file")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise ImageError("not an image that can be decoded (corrupt or unsupported format)")
+    return image
+
+
+def load_recognizer(models_dir: str | None):
+    """The real recognizer, or a DiceReaderError saying why it cannot be had."""
+    try:
+        from reader.vision.recognizer import Recognizer
+    except ImportError as exc:
+        raise DiceReaderError(f"the recognizer is not available: {exc}") from None
+    try:
+        return Recognizer.load(models_dir)  # positional: the contract names it models_dir
+    except DiceReaderError:
+        raise
+    except (OSError, ValueError, RuntimeError) as exc:
+        where = models_dir or "models/"
+        raise DiceReaderError(f"cannot load the models from {where}: {exc}") from None
+
+
+def read_one(recognizer, path: str, single: bool) -> dict:
+    """Read one image; a dict with dice and ms, or with an error. Never raises for a bad file."""
+    t0 = time.perf_counter()
+    try:
+        image = load_image(path)
+        if single:
+            readings = [recognizer.read_single(image)]
+        else:
+            readings = list(recognizer.read_frame(image))
+    except (ImageError, DiceReaderError) as exc:
+        return {"image": path, "error": str(exc)}
+    except Exception as exc:  # a recognizer fault on one image must not lose the others
+        return {"image": path, "error": f"recognizer failed: {type(exc).__name__}: {exc}"}
+    ms = (time.perf_counter() - t0) * 1000
+    return {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 2)}
+
+
+def describe(result: dict) -> str:
+    """One human-readable line for a read_one() result."""
+    if "error" in result:
+        return f"{result['image']}: ERROR {result['error']}"
+    parts = []
+    for d in result["dice"]:
+        if d["state"] == "flat":
+            parts.append(f"{d['die']} {d['value']} ({d['confidence']:.2f})")
+        elif d["state"] == "cocked":
+            parts.append(f"{d['die']} cocked")
+        else:
+            parts.append(f"{d['die']} unreadable ({d.get('reason', '?')})")
+    n = len(result["dice"])
+    dice = "; ".join(parts) if parts else "no dice"
+    return f"{result['image']}: {n} {'die' if n == 1 else 'dice'} in {result['ms']:.1f} ms: {dice}"
+
+
+def run(args, recognizer=None) -> int:
+    """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
+    rec = recognizer if recognizer is not None else load_recognizer(args.models)
+    failed = 0
+    for path in args.images:
+        result = read_one(rec, path, args.single)
+        failed += "error" in result
+        if args.jsonl:
+            print(json.dumps(result), flush=True)
+        else:
+            print(describe(result), flush=True)
+    if failed:
+        print(f"dice-reader read: {failed} of {len(args.images)} images could not be read",
+              file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,72 @@
+"""`dice-reader bench`: composed 1280x720 frames and the printed figures (no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from reader.cli import build_parser
+from reader.commands import bench
+
+
+class CountingRecognizer:
+    """Test fake: finds nothing, remembers the frames it was handed."""
+
+    def __init__(self):
+        self.shapes = []
+
+    def read_frame(self, bgr):
+        self.shapes.append(bgr.shape)
+        return []
+
+
+@pytest.mark.parametrize("n", [
+    pytest.param(0, id="empty tray"),
+    pytest.param(1, id="one die"),
+    pytest.param(10, id="ten dice, none overlapping"),
+])
+def test_composed_frame_has_n_separate_dice_inside_it(n):
+    rng = np.random.default_rng(3)
+    _, crops = bench.die_images("drawn", limit=8, rng=rng)
+    frame, boxes = bench.compose_frame(crops, n, rng)
+    assert frame.shape == (720, 1280, 3) and frame.dtype == np.uint8
+    assert len(boxes) == n
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        assert 0 <= x0 < x1 <= 1280 and 0 <= y0 < y1 <= 720
+        assert 40 <= x1 - x0 <= 130  # a tray-camera die size
+        for (a0, b0, a1, b1) in boxes[i + 1:]:
+            assert x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0  # no overlap
+        # the die is really there: its pixels differ from the plain background around it
+        patch = frame[y0:y1, x0:x1].astype(int)
+        assert patch.std() > 20
+
+
+def test_drawn_die_shows_its_pips():
+    rng = np.random.default_rng(0)
+    one = bench.draw_die(1, 60, rng)
+    six = bench.draw_die(6, 60, rng)
+    assert one.shape[2] == 4  # BGRA: the corners are not pasted
+    dark = lambda d: int(((d[:, :, :3].max(axis=2) < 80) & (d[:, :, 3] > 250)).sum())  # noqa: E731
+    assert dark(six) > 4 * dark(one) > 0
+
+
+def test_bench_prints_a_row_per_dice_count_and_peak_memory(capsys):
+    rec = CountingRecognizer()
+    args = build_parser().parse_args(["bench", "--runs", "3", "--warmup", "1", "--source", "drawn",
+                                      "--dice", "1,4,10", "--json"])
+    assert bench.run(args, recognizer=rec) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["dice"] for r in out["rows"]] == [1, 4, 10]
+    assert all(r["runs"] == 3 and r["ms_p95"] >= r["ms_p50"] >= 0 for r in out["rows"])
+    assert out["peak_rss_mb"] > 10 and out["frame"] == "1280x720"
+    assert rec.shapes == [(720, 1280, 3)] * 12  # (1 warm-up + 3 timed) x 3 rows
+
+
+def test_bench_text_output(capsys):
+    args = build_parser().parse_args(["bench", "--runs", "2", "--warmup", "0", "--source", "drawn"])
+    assert bench.run(args, recognizer=CountingRecognizer()) == 0
+    out = capsys.readouterr().out
+    assert "peak memory (RSS high-water):" in out
+    assert [line.split()[0] for line in out.splitlines()[2:5]] == ["1", "4", "10"]

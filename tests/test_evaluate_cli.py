@@ -1,0 +1,181 @@
+"""`dice-reader evaluate` on tiny labeled sets drawn here, with a scripted fake recognizer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from reader.cli import build_parser, main
+from reader.commands import evaluate as evaluate_cmd
+from reader.reading import Box, DieReading, Face
+from reader.vision.realdata import is_holdout
+from reader.vision.sheet import TILE, draw_sheet, wrong_dice
+
+
+def digest(bgr: np.ndarray) -> str:
+    return hashlib.md5(np.ascontiguousarray(bgr).tobytes()).hexdigest()
+
+
+class ScriptedRecognizer:
+    """Test fake: answers each image with the readings scripted for its exact pixels.
+
+    An image it was not told about fails the test (KeyError), so the evaluation must hand the
+    recognizer the decoded image, and call read_single only for single-die images.
+    """
+
+    def __init__(self):
+        self.frames: dict[str, list[DieReading]] = {}
+        self.singles: dict[str, DieReading] = {}
+        self.calls: list[str] = []
+
+    def read_frame(self, bgr):
+        self.calls.append("frame")
+        return list(self.frames[digest(bgr)])
+
+    def read_single(self, bgr):
+        self.calls.append("single")
+        return self.singles[digest(bgr)]
+
+
+def draw_scene(path, boxes, seed):
+    """A 320x240 'tray' with light squares where the dice are; PNG so pixels survive exactly."""
+    rng = np.random.default_rng(seed)
+    img = np.full((240, 320, 3), (40, 90, 40), np.uint8)
+    img += rng.integers(0, 20, img.shape, dtype=np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        cv2.rectangle(img, (x0, y0), (x1, y1), (230, 230, 230), -1)
+        cv2.circle(img, ((x0 + x1) // 2, (y0 + y1) // 2), 4, (0, 0, 0), -1)
+    assert cv2.imwrite(str(path), img)
+    return cv2.imread(str(path))
+
+
+def reading(die, value, box):
+    return DieReading(die=die, box=Box.from_list(box), outcome=Face(value, 0.97))
+
+
+@pytest.fixture
+def tiny_set(tmp_path):
+    """4 images, 5 dice: 2 read right, 1 read wrong, 1 single-die crop read right, 1 corrupt."""
+    folder = tmp_path / "tiny-set"
+    folder.mkdir()
+    rec = ScriptedRecognizer()
+    b1, b2, b3 = (20, 20, 80, 80), (150, 100, 210, 160), (100, 60, 160, 120)
+    two = draw_scene(folder / "two.png", [b1, b2], seed=1)
+    rec.frames[digest(two)] = [reading("d6", 3, b1), reading("d8", 5, b2)]
+    wrong = draw_scene(folder / "wrong.png", [b3], seed=2)
+    rec.frames[digest(wrong)] = [reading("d6", 2, b3)]
+    single = draw_scene(folder / "single.png", [(0, 0, 319, 239)], seed=3)
+    rec.singles[digest(single)] = reading("d20", 17, (5, 5, 310, 230))
+    (folder / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\n this is not a picture")
+    labels = [
+        {"image": "two.png", "dice": [{"die": "d6", "value": 3, "box": list(b1)},
+                                      {"die": "d8", "value": 5, "box": list(b2)}]},
+        {"image": "wrong.png", "dice": [{"die": "d6", "value": 4, "box": list(b3)}]},
+        {"image": "single.png", "dice": [{"die": "d20", "value": 17, "box": None}]},
+        {"image": "corrupt.png", "dice": [{"die": "d6", "value": 1, "box": [0, 0, 50, 50]}]},
+    ]
+    (folder / "labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in labels))
+    return folder, rec
+
+
+def run_evaluate(argv, rec):
+    args = build_parser().parse_args(["evaluate", *argv])
+    return evaluate_cmd.run(args, recognizer=rec)
+
+
+def test_evaluate_scores_a_set_and_writes_the_sheet(tiny_set, tmp_path, capsys):
+    folder, rec = tiny_set
+    sheet = tmp_path / "out" / "sheet.png"
+    assert run_evaluate([str(folder), "--json", "--sheet", str(sheet)], rec) == 0
+    out, err = capsys.readouterr()
+    (s,) = json.loads(out)["sets"]
+    assert s["set"] == "tiny-set"  # not a training set: every image scored
+    assert (s["images"], s["images_failed"], s["dice"], s["found"]) == (4, 1, 5, 4)
+    assert (s["right"], s["accepted_wrong"], s["false_detections"]) == (3, 1, 0)
+    assert s["end_to_end"] == pytest.approx(3 / 5, abs=1e-4)
+    assert s["accepted_wrong_rate"] == pytest.approx(1 / 5, abs=1e-4)
+    assert s["value_confusions"] == {"d6 4->2": 1}
+    assert sorted(rec.calls) == ["frame", "frame", "single"]  # corrupt file never reached it
+    assert "4/4" in err  # progress on stderr
+    assert s["sheet"] == str(sheet)
+    img = cv2.imread(str(sheet))
+    assert img is not None and img.shape[0] > TILE  # one row: the wrong die and the missed one
+
+
+def test_evaluate_prints_an_aligned_table(tiny_set, capsys, tmp_path):
+    folder, rec = tiny_set
+    assert run_evaluate([str(folder), "--no-sheet"], rec) == 0
+    out = capsys.readouterr().out
+    header, rule, row = out.splitlines()[:3]
+    assert header.startswith("set") and set(rule) <= {"-", " "}
+    assert row.split()[:3] == ["tiny-set", "4", "5"]
+    assert "60.00%" in row  # end-to-end 3/5
+    assert "accepted-but-wrong 1" in out
+
+
+def test_training_sets_are_scored_on_their_holdout_fifth(tmp_path, capsys):
+    folder = tmp_path / "tray-d6-nell"  # a set the models train on
+    folder.mkdir()
+    rec = ScriptedRecognizer()
+    names = [f"img{i:02d}.png" for i in range(15)]
+    labels = []
+    for i, name in enumerate(names):
+        box = (10 + 5 * i, 10, 60 + 5 * i, 60)
+        img = draw_scene(folder / name, [box], seed=100 + i)
+        rec.frames[digest(img)] = [reading("d6", 1 + i % 6, box)]
+        labels.append({"image": name, "dice": [{"die": "d6", "value": 1 + i % 6,
+                                                "box": list(box)}]})
+    (folder / "labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in labels))
+    holdout = sum(is_holdout("tray-d6-nell", n) for n in names)
+    assert 0 < holdout < len(names)  # the names above do split
+
+    run_evaluate([str(folder), "--json", "--no-sheet"], rec)
+    (s,) = json.loads(capsys.readouterr().out)["sets"]
+    assert s["images"] == holdout and s["set"] == "tray-d6-nell (holdout)"
+    assert s["end_to_end"] == 1.0
+
+    run_evaluate([str(folder), "--json", "--no-sheet", "--all-images", "--limit", "4"], rec)
+    (s,) = json.loads(capsys.readouterr().out)["sets"]
+    assert s["images"] == 4 and s["set"] == "tray-d6-nell"
+
+
+def test_no_sheet_when_nothing_went_wrong(tmp_path, capsys):
+    folder = tmp_path / "clean"
+    folder.mkdir()
+    rec = ScriptedRecognizer()
+    img = draw_scene(folder / "a.png", [(10, 10, 60, 60)], seed=5)
+    rec.frames[digest(img)] = [reading("d12", 11, (10, 10, 60, 60))]
+    (folder / "labels.jsonl").write_text(
+        json.dumps({"image": "a.png", "dice": [{"die": "d12", "value": 11,
+                                                "box": [10, 10, 60, 60]}]}) + "\n")
+    sheet = tmp_path / "s.png"
+    run_evaluate([str(folder), "--json", "--sheet", str(sheet)], rec)
+    (s,) = json.loads(capsys.readouterr().out)["sets"]
+    assert s["end_to_end"] == 1.0 and s["sheet"] is None and not sheet.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["evaluate", "/no/such/set"], "no such set", id="missing set folder"),
+    pytest.param(["evaluate", "{tmp}"], "no labels.jsonl", id="folder that is not a set"),
+    pytest.param(["evaluate", "{tmp}", "--limit", "0"], "--limit", id="limit below one"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(argv, message, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_sheet_tiles_worst_first_and_survives_an_unreadable_image(tiny_set):
+    from reader.vision.evaluate import score_image
+    from reader.vision.realdata import LabeledDie
+
+    labels = [LabeledDie("d6", 4, (10.0, 10.0, 60.0, 60.0)), LabeledDie("d6", 2, (300, 200, 319, 239))]
+    res = score_image("gone.png", labels, [reading("d6", 1, (10, 10, 60, 60))], ms=1.0)
+    assert [d.kind for d in wrong_dice(res.dice)] == ["accepted-wrong", "missed"]
+    sheet = draw_sheet(res.dice, lambda path: None, title="t", columns=4)
+    assert sheet is not None and sheet.shape[1] == 4 * (TILE + 12)

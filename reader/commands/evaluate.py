@@ -141,7 +141,8 @@ def write_sheet(results, out: Path, title: str) -> Path | None:
             return None
 
     dice = [d for r in results for d in r.dice]
-    sheet = draw_sheet(dice, load, title=title)
+    errors = {r.image: r.error for r in results if r.error}
+    sheet = draw_sheet(dice, load, title=title, errors=errors)
     if sheet is None:
         return None
     out.parent.mkdir(parents=True, exist_ok=True)

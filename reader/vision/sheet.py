@@ -29,7 +29,7 @@ KINDS = {
     "wrong-type": (1, (0, 120, 255), "wrong type"),
     "missed": (2, (200, 0, 200), "missed"),
     "false-detection": (3, (200, 120, 0), "false detection"),
-    "not-accepted": (4, (0, 200, 230), "not accepted"),
+    "not-accepted": (4, (0, 140, 210), "not accepted"),
 }
 
 
@@ -63,8 +63,11 @@ def crop_box(d: DieResult) -> Box | None:
     return None  # a single-die image: the whole image
 
 
-def crop(image: np.ndarray, box: Box | None, margin: float = 0.25) -> np.ndarray:
-    """A square crop around `box` with a margin, resized to TILE x TILE."""
+def crop(image: np.ndarray, box: Box | None, margin: float = 0.25, marks=()) -> np.ndarray:
+    """A square crop around `box` with a margin, resized to TILE x TILE.
+
+    `marks` are (Box, BGR colour) outlines drawn on the tile in image coordinates: the label box
+    and the reading's box, so a misplaced box can be told from a misread face."""
     h, w = image.shape[:2]
     if box is None:
         x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
@@ -86,6 +89,10 @@ def crop(image: np.ndarray, box: Box | None, margin: float = 0.25) -> np.ndarray
     tile = np.full((TILE, TILE, 3), 64, np.uint8)
     oy, ox = (TILE - part.shape[0]) // 2, (TILE - part.shape[1]) // 2
     tile[oy:oy + part.shape[0], ox:ox + part.shape[1]] = part[:, :, :3]
+    for mbox, colour in marks:
+        p0 = (round((mbox.x0 - xa) * scale) + ox, round((mbox.y0 - ya) * scale) + oy)
+        p1 = (round((mbox.x1 - xa) * scale) + ox, round((mbox.y1 - ya) * scale) + oy)
+        cv2.rectangle(tile, p0, p1, colour, 1, cv2.LINE_AA)
     return tile
 
 
@@ -99,12 +106,15 @@ def draw_sheet(
     title: str = "",
     columns: int = 10,
     max_tiles: int = MAX_TILES,
+    errors: dict[str, str] | None = None,
 ) -> np.ndarray | None:
     """The sheet as a BGR image, or None when nothing went wrong.
 
     `load_image(path)` returns the BGR image or None (a tile then says the image was unreadable).
+    `errors` maps an image that could not be read or recognised to why: its missed dice say so.
     Images are loaded once each, in the order their tiles need them.
     """
+    errors = errors or {}
     bad = wrong_dice(results)
     if not bad:
         return None
@@ -132,12 +142,20 @@ def draw_sheet(
             tile = np.full((TILE, TILE, 3), 64, np.uint8)
             _text(tile, "image unreadable", (6, TILE // 2), (255, 255, 255))
         else:
-            tile = crop(image, crop_box(d))
+            marks = []
+            if d.label is not None and d.label.box is not None:
+                marks.append((Box.from_list(d.label.box), (255, 255, 255)))
+            if d.reading is not None and d.label is not None and d.label.box is not None:
+                marks.append((d.reading.box, KINDS[d.kind][1]))
+            tile = crop(image, crop_box(d), marks=marks)
         colour = KINDS[d.kind][1]
         sheet[y:y + TILE, x:x + TILE] = tile
         cv2.rectangle(sheet, (x - 2, y - 2), (x + TILE + 1, y + TILE + 1), colour, 2)
         _text(sheet, describe_label(d), (x, y + TILE + 14))
-        _text(sheet, describe_reading(d), (x, y + TILE + 28), colour)
+        said = describe_reading(d)
+        if d.reading is None and d.image in errors:
+            said = f"error: {errors[d.image]}"[:30]
+        _text(sheet, said, (x, y + TILE + 28), colour)
         name = d.image.rsplit("/", 1)[-1][-22:]
         _text(sheet, name, (x, y + TILE + 40), (110, 110, 110))
     return sheet

@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "read": "read",
     "evaluate": "evaluate",
     "bench": "bench",
+    "banish": "banish",
+    "first-player": "first_player",
 }
 
 

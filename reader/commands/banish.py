@@ -2,10 +2,10 @@
 
     dice-reader banish --cards "A,B,C" --count 1 --rolls d8:8,d8:3 --json
 
-A roll is `DIE:VALUE` (d8:3), a bare VALUE (the die the session expects), or `DIE:cocked` /
-`cocked` / `x` (or `unreadable`) for a die that shows no face (it is rolled again). Without --rolls (and --picks) each roll
-is asked for at the prompt on stderr; end of input stops with done false. With more than 10 cards
-the opponent picks positions instead (--picks 4,7 or at the prompt).
+A roll is `DIE:VALUE` (d8:3), a bare VALUE (the die the session expects), or `DIE:cocked`,
+`cocked`, `x` or `unreadable` for a die that shows no face (it is rolled again). Without --rolls
+(and --picks) each roll is asked for at the prompt on stderr; end of input stops with done false.
+With more than 10 cards the opponent picks positions instead (--picks 4,7 or at the prompt).
 """
 
 from __future__ import annotations

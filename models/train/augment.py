@@ -1,0 +1,57 @@
+"""Photometric augmentation shared by the detector and the die reader.
+
+Real photos differ from ours in white balance, exposure, blur, noise and JPEG: the models must
+see all of these during training so that a new camera is not a new world.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Random colour, exposure, blur, noise and JPEG on a uint8 BGR image."""
+    out = img.astype(np.float32)
+    # white balance and exposure
+    gains = rng.uniform(1 - 0.15 * strength, 1 + 0.15 * strength, size=3)
+    out *= gains * rng.uniform(1 - 0.35 * strength, 1 + 0.3 * strength)
+    # contrast and gamma
+    mean = out.mean()
+    out = (out - mean) * rng.uniform(1 - 0.3 * strength, 1 + 0.25 * strength) + mean
+    out = np.clip(out, 0, 255)
+    if rng.random() < 0.5:
+        g = rng.uniform(0.7, 1.4)
+        out = 255.0 * (out / 255.0) ** g
+    # occasional grey / desaturation
+    if rng.random() < 0.1 * strength:
+        grey = out.mean(axis=2, keepdims=True)
+        a = rng.uniform(0.3, 1.0)
+        out = out * (1 - a) + grey * a
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    r = rng.random()
+    if r < 0.25 * strength:
+        k = int(rng.choice([3, 5]))
+        out = cv2.GaussianBlur(out, (k, k), rng.uniform(0.4, 1.4))
+    elif r < 0.32 * strength:
+        out = motion_blur(out, rng)
+    if rng.random() < 0.4 * strength:
+        sigma = rng.uniform(2, 9)
+        noise = rng.normal(0, sigma, size=out.shape).astype(np.float32)
+        out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5 * strength:
+        q = int(rng.uniform(35, 90))
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    k = int(rng.integers(3, 8))
+    kernel = np.zeros((k, k), np.float32)
+    kernel[k // 2, :] = 1.0 / k
+    rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+    kernel = cv2.warpAffine(kernel, rot, (k, k))
+    kernel /= max(kernel.sum(), 1e-6)
+    return cv2.filter2D(img, -1, kernel)

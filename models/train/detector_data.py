@@ -1,0 +1,150 @@
+"""Training samples for the detector: random patches of labeled tray frames with centre targets.
+
+Sources are the trainable real sets (their training four-fifths only) and rendered scenes. Each
+sample rescales the frame so that dice take 14-110 px, rotates it freely (a tray seen from above
+has no "up"), and applies photometric noise, so a new camera or table is not a new world.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.train.augment import photometric
+from reader.vision.realdata import load_set, realdata_root
+
+STRIDE = 4
+
+
+@dataclass
+class Frame:
+    image: np.ndarray            # BGR, long side <= 1024
+    boxes: np.ndarray            # (N, 4) float, in `image` pixels
+    size_known: np.ndarray       # (N,) bool: False where the box covers the top face only
+    source: str
+
+
+def _load_image(path: Path, boxes: list, size_known: list, source: str, max_side=1024) -> Frame | None:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        return None
+    s = min(1.0, max_side / max(img.shape[:2]))
+    if s < 1.0:
+        img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    b = np.array(boxes, np.float32).reshape(-1, 4) * s
+    return Frame(img, b, np.array(size_known, bool), source)
+
+
+def real_frames(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo")) -> list[Frame]:
+    out = []
+    for name in sets:
+        folder = realdata_root() / name
+        if not folder.is_dir():
+            continue
+        for li in load_set(folder):
+            if li.holdout or li.single:
+                continue
+            boxes = [d.box for d in li.dice if d.box is not None]
+            # desk-d6-matteo boxes cover the top face only: teach its centres, not its sizes.
+            known = [name != "desk-d6-matteo"] * len(boxes)
+            if name == "desk-d6-matteo":
+                # grow top-face boxes a little toward the whole die so heat blobs are die-sized
+                boxes = [_grow(b, 1.25) for b in boxes]
+            f = _load_image(li.path, boxes, known, name)
+            if f is not None:
+                out.append(f)
+    return out
+
+
+def synth_frames(folder: Path, limit: int | None = None) -> list[Frame]:
+    """Rendered scenes in the shared labels.jsonl format (reader.synth bulk --kind scenes)."""
+    out = []
+    labels = folder / "labels.jsonl"
+    if not labels.is_file():
+        return out
+    for line in labels.read_text().splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        boxes = [d["box"] for d in rec["dice"] if d.get("box")]
+        f = _load_image(folder / rec["image"], boxes, [True] * len(boxes), "synth")
+        if f is not None:
+            out.append(f)
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def _grow(b, k):
+    cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    w, h = (b[2] - b[0]) * k, (b[3] - b[1]) * k
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def sample(frame: Frame, rng: np.random.Generator, patch: int = 256):
+    """One augmented patch and its targets: heat (1,H,W), size (2,H,W), offset (2,H,W), mask."""
+    h, w = frame.image.shape[:2]
+    boxes = frame.boxes
+    if len(boxes):
+        med = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    else:
+        med = 40.0
+    target = float(np.exp(rng.uniform(np.log(14), np.log(110))))
+    scale = target / max(med, 4.0)
+    angle = rng.uniform(0, 360)
+    # centre of the patch: on a random die most of the time, else anywhere
+    if len(boxes) and rng.random() < 0.7:
+        b = boxes[rng.integers(len(boxes))]
+        cx, cy = (b[0] + b[2]) / 2 + rng.normal(0, 60), (b[1] + b[3]) / 2 + rng.normal(0, 60)
+    else:
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    M = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    M[0, 2] += patch / 2 - cx
+    M[1, 2] += patch / 2 - cy
+    flip = rng.random() < 0.5
+    if flip:
+        M[0] = -M[0]
+        M[0, 2] += patch
+    border = cv2.BORDER_REFLECT101 if rng.random() < 0.7 else cv2.BORDER_CONSTANT
+    img = cv2.warpAffine(frame.image, M, (patch, patch), flags=cv2.INTER_LINEAR, borderMode=border,
+                         borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
+    img = photometric(img, rng)
+
+    out = patch // STRIDE
+    heat = np.zeros((out, out), np.float32)
+    size = np.zeros((2, out, out), np.float32)
+    off = np.zeros((2, out, out), np.float32)
+    mask = np.zeros((out, out), np.float32)
+    ys, xs = np.mgrid[0:out, 0:out]
+    for b, known in zip(boxes, frame.size_known):
+        corners = np.array([[b[0], b[1], 1], [b[2], b[1], 1], [b[2], b[3], 1], [b[0], b[3], 1]], np.float32)
+        pts = corners @ M.T
+        # the rotated box's extent shrinks back toward the die (a die is roughly round from above)
+        c = pts.mean(axis=0)
+        bw = (b[2] - b[0]) * scale
+        bh = (b[3] - b[1]) * scale
+        ang = np.deg2rad(angle)
+        # a die seen from above is between a square and a disc: average the rotated box's extent
+        # with the unrotated side
+        side = float(np.sqrt(bw * bh))
+        ew = 0.5 * (abs(bw * np.cos(ang)) + abs(bh * np.sin(ang))) + 0.5 * side
+        eh = 0.5 * (abs(bw * np.sin(ang)) + abs(bh * np.cos(ang))) + 0.5 * side
+        gx, gy = c[0] / STRIDE, c[1] / STRIDE
+        if not (0 <= gx < out and 0 <= gy < out):
+            continue
+        sigma = max(0.7, max(ew, eh) / STRIDE / 6)
+        g = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma ** 2))
+        np.maximum(heat, g, out=heat)
+        ix, iy = int(gx), int(gy)
+        heat[iy, ix] = 1.0
+        off[:, iy, ix] = (gx - ix, gy - iy)
+        if known:
+            size[:, iy, ix] = (np.log(max(ew, 1) / STRIDE), np.log(max(eh, 1) / STRIDE))
+            mask[iy, ix] = 1.0
+        else:
+            mask[iy, ix] = 0.5  # offset only (see loss)
+    return img, heat, size, off, mask

@@ -1,0 +1,66 @@
+"""Export trained networks to ONNX with their metadata (classes, normalisation, calibration).
+
+    python -m models.train.export detector work/detector.pt models/detector.onnx
+    python -m models.train.export reader work/reader.pt models/reader.onnx --meta work/reader_calib.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import onnx
+import torch
+
+from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet
+from reader.vision.crops import CROP, CROP_PER_SIDE
+
+NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
+
+
+def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
+    net = DiceDetector() if kind == "detector" else DiceReaderNet()
+    net.load_state_dict(torch.load(weights, map_location="cpu"))
+    net.eval()
+    if kind == "detector":
+        x = torch.zeros(1, 3, 352, 640)
+        names = ["heads"]
+        dyn = {"image": {0: "n", 2: "h", 3: "w"}, "heads": {0: "n", 2: "h4", 3: "w4"}}
+        base = {"stride": 4, "input_long_side": 640, "threshold": 0.3,
+                "outputs": "heads[:,0]=centre logit, [1:3]=log(w/4),log(h/4), [3:5]=offset logit"}
+    else:
+        x = torch.zeros(4, 3, CROP, CROP)
+        names = ["type_logits", "face_logits", "state_logits"]
+        dyn = {"image": {0: "n"}, "type_logits": {0: "n"}, "face_logits": {0: "n"}, "state_logits": {0: "n"}}
+        base = {"types": list(TYPES), "states": list(STATES), "crop": CROP, "crop_per_side": CROP_PER_SIDE,
+                "faces": "face_logits[:, v-1] for value v; only the first faces(die) are meaningful"}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
+                      opset_version=17, dynamo=False)
+    model = onnx.load(str(out))
+    full = {"normalisation": NORMALISATION, **base, **meta}
+    del model.metadata_props[:]
+    for k, v in full.items():
+        p = model.metadata_props.add()
+        p.key = k
+        p.value = json.dumps(v)
+    onnx.save(model, str(out))
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kind", choices=["detector", "reader"])
+    ap.add_argument("weights", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")
+    ap.add_argument("--version", default="dev")
+    args = ap.parse_args(argv)
+    meta = json.loads(args.meta.read_text()) if args.meta else {}
+    meta.setdefault("version", args.version)
+    export(args.kind, args.weights, args.out, meta)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Training samples for the die reader: one die per crop, with type, face and state labels.
+
+Every die is stored once as a context patch (CTX px square, the die's box side taking BOX_IN_CTX of
+it); each training sample then rotates it freely (a die seen from above has no "up", and a 6 must
+be told from a 9 by its mark, not by the way the camera happened to hold it), rescales it to the
+runtime crop convention (reader.vision.crops), jitters the centre and applies photometric noise.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.train.augment import photometric
+from models.train.nets import STATES, TYPES
+from reader.vision.crops import CROP, CROP_PER_SIDE
+from reader.vision.realdata import load_set, realdata_root
+
+CTX = 144
+BOX_IN_CTX = 0.45  # die box side / context side
+
+
+@dataclass
+class Patches:
+    images: list = field(default_factory=list)   # CTX x CTX uint8 BGR
+    type_idx: list = field(default_factory=list)
+    face_idx: list = field(default_factory=list)  # -1: unknown
+    state_idx: list = field(default_factory=list)  # -1: unknown
+    source: list = field(default_factory=list)
+
+    def add(self, img, die: str, value, state: str | None, source: str):
+        self.images.append(img)
+        self.type_idx.append(TYPES.index(die))
+        self.face_idx.append(-1 if value is None else int(value) - 1)
+        self.state_idx.append(-1 if state is None else STATES.index(state))
+        self.source.append(source)
+
+    def extend(self, other: "Patches"):
+        for k in ("images", "type_idx", "face_idx", "state_idx", "source"):
+            getattr(self, k).extend(getattr(other, k))
+
+    def __len__(self):
+        return len(self.images)
+
+    def arrays(self):
+        return (np.stack(self.images), np.array(self.type_idx), np.array(self.face_idx),
+                np.array(self.state_idx), np.array(self.source))
+
+
+def context_patch(img: np.ndarray, box, border=cv2.BORDER_REPLICATE) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    side = max(x1 - x0, y1 - y0) / BOX_IN_CTX
+    s = CTX / side
+    M = np.array([[s, 0, CTX / 2 - s * cx], [0, s, CTX / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(img, M, (CTX, CTX), flags=interp, borderMode=border)
+
+
+def grow(b, k):
+    cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    w, h = (b[2] - b[0]) * k, (b[3] - b[1]) * k
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def real_tray_patches(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo"), holdout=False,
+                      negatives_per_image=4, seed=0) -> Patches:
+    """Dice of the trainable tray sets (training four-fifths, or the holdout fifth)."""
+    rng = np.random.default_rng(seed)
+    out = Patches()
+    for name in sets:
+        folder = realdata_root() / name
+        if not folder.is_dir():
+            continue
+        for li in load_set(folder):
+            if li.holdout != holdout or li.single:
+                continue
+            img = cv2.imread(str(li.path))
+            if img is None:
+                continue
+            boxes = []
+            for d in li.dice:
+                if d.box is None:
+                    continue
+                b = grow(d.box, 1.5) if name == "desk-d6-matteo" else d.box
+                boxes.append(b)
+                out.add(context_patch(img, b), d.die, d.value, "flat", name)
+            if negatives_per_image and boxes:
+                _negatives(img, boxes, rng, negatives_per_image, out, name)
+    return out
+
+
+def _negatives(img, boxes, rng, n, out: Patches, name: str):
+    """Die-sized patches of the table with no die centre near them: the reader's 'none'."""
+    h, w = img.shape[:2]
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in boxes]
+    centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
+    tries = 0
+    made = 0
+    while made < n and tries < 50:
+        tries += 1
+        s = float(rng.choice(sides)) * rng.uniform(0.8, 1.3)
+        cx, cy = rng.uniform(s / 2, w - s / 2), rng.uniform(s / 2, h - s / 2)
+        if len(centres) and np.min(np.hypot(centres[:, 0] - cx, centres[:, 1] - cy)) < 1.0 * s:
+            continue
+        out.add(context_patch(img, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2)), "none", None, None,
+                name + ":none")
+        made += 1
+
+
+def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False) -> Patches:
+    """Single-die images (type-lurig): the box from `boxes` (found by the detector), else the
+    central 55% of the image."""
+    out = Patches()
+    folder = realdata_root() / name
+    if not folder.is_dir():
+        return out
+    for li in load_set(folder):
+        if li.holdout != holdout:
+            continue
+        img = cv2.imread(str(li.path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        b = (boxes or {}).get(li.name) or (w * 0.225, h * 0.225, w * 0.775, h * 0.775)
+        d = li.dice[0]
+        out.add(context_patch(img, b), d.die, d.value, None, name)
+    return out
+
+
+def synth_crop_patches(folder: Path, limit: int | None = None) -> Patches:
+    """Rendered crops (reader.synth bulk crops): labels.jsonl with the main die first."""
+    out = Patches()
+    labels = folder / "labels.jsonl"
+    if not labels.is_file():
+        return out
+    for line in labels.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line being written right now
+        img = cv2.imread(str(folder / rec["image"]))
+        if img is None or not rec.get("dice"):
+            continue
+        d = rec["dice"][0]
+        state = d.get("state", "flat")
+        value = d.get("value") if state == "flat" and d["die"] != "d4" else None
+        out.add(context_patch(img, d["box"]), d["die"], value, state, "synth")
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.ndarray:
+    """A CROP x CROP input from a context patch, in the runtime crop convention."""
+    box_side = CTX * BOX_IN_CTX
+    crop_side = box_side * CROP_PER_SIDE
+    if augment:
+        crop_side *= rng.uniform(0.85, 1.2)
+        angle = rng.uniform(0, 360)
+        jx, jy = rng.normal(0, 0.05, 2) * crop_side
+    else:
+        angle, jx, jy = 0.0, 0.0, 0.0
+    s = CROP / crop_side
+    M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
+    M[0, 2] += CROP / 2 - (CTX / 2 + jx)
+    M[1, 2] += CROP / 2 - (CTX / 2 + jy)
+    out = cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    if augment:
+        out = photometric(out, rng, strength=1.0)
+    return out

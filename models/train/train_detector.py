@@ -1,0 +1,115 @@
+"""Train the die detector and export it to models/detector.onnx.
+
+    python -m models.train.train_detector --minutes 20 [--synth work/synth/scenes]
+
+CenterNet-style: a heatmap of die centres, the box size in log space and a sub-cell offset, at
+output stride 4. Time-budgeted: the cosine schedule is planned for the given minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.train.detector_data import real_frames, sample, synth_frames
+from models.train.nets import DiceDetector
+
+
+def focal(pred_logit, gt):
+    p = torch.sigmoid(pred_logit).clamp(1e-4, 1 - 1e-4)
+    pos = gt.eq(1).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p ** 2 * (1 - gt) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return -(pos_loss.sum() + neg_loss.sum()) / n
+
+
+def batch(frames, weights, rng, bs, patch):
+    idx = rng.choice(len(frames), size=bs, p=weights)
+    imgs, heats, sizes, offs, masks = [], [], [], [], []
+    for i in idx:
+        img, heat, size, off, mask = sample(frames[i], rng, patch)
+        imgs.append(img)
+        heats.append(heat)
+        sizes.append(size)
+        offs.append(off)
+        masks.append(mask)
+    x = torch.from_numpy(np.stack(imgs)).permute(0, 3, 1, 2).float() / 255.0
+    return (x, torch.from_numpy(np.stack(heats))[:, None], torch.from_numpy(np.stack(sizes)),
+            torch.from_numpy(np.stack(offs)), torch.from_numpy(np.stack(masks)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=20)
+    ap.add_argument("--synth", type=Path, default=None)
+    ap.add_argument("--synth-share", type=float, default=0.4)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--patch", type=int, default=256)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("work/detector.pt"))
+    ap.add_argument("--init", type=Path, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    real = real_frames()
+    synth = synth_frames(args.synth) if args.synth else []
+    frames = real + synth
+    w = np.array([1.0 / max(len(real), 1)] * len(real) + [1.0 / max(len(synth), 1)] * len(synth))
+    if synth:
+        w[: len(real)] *= 1 - args.synth_share
+        w[len(real):] *= args.synth_share
+    w /= w.sum()
+    print(f"frames: {len(real)} real, {len(synth)} rendered", flush=True)
+
+    net = DiceDetector()
+    if args.init and args.init.exists():
+        net.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    budget = args.minutes * 60
+    t0 = time.time()
+    step = 0
+    ema = None
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        frac = (time.time() - t0) / budget
+        if frac >= 1:
+            break
+        lr = 2e-3 * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch)
+        out = net(x)
+        l_heat = focal(out[:, :1], heat)
+        m_size = (mask == 1).float()[:, None]
+        m_off = (mask > 0).float()[:, None]
+        n = m_off.sum().clamp(min=1)
+        l_size = (F.smooth_l1_loss(out[:, 1:3], size, reduction="none") * m_size).sum() / m_size.sum().clamp(min=1)
+        l_off = (F.l1_loss(torch.sigmoid(out[:, 3:5]), off, reduction="none") * m_off).sum() / n
+        loss = l_heat + l_size + l_off
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        step += 1
+        if step % 50 == 0:
+            print(f"step {step} t={time.time()-t0:.0f}s lr={lr:.5f} loss={ema:.3f} "
+                  f"heat={l_heat.item():.3f} size={l_size.item():.3f} off={l_off.item():.3f}", flush=True)
+        if step % 500 == 0:
+            torch.save(net.state_dict(), args.out)
+    torch.save(net.state_dict(), args.out)
+    print(f"done: {step} steps in {time.time()-t0:.0f}s -> {args.out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

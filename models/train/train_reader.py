@@ -1,0 +1,140 @@
+"""Train the die reader (type, face, state from one crop) and calibrate its confidence.
+
+    python -m models.train.train_reader --minutes 30 --synth work/synth/crops --out work/reader.pt
+
+Sources, each with its share of every batch: real tray dice (training four-fifths of the trainable
+sets), type-only single dice (type-lurig), rendered dice of every type (the only source of D12 and
+D20 faces and of cocked dice), and table patches with no die ("none"). A fixed 8% of each source is
+kept for calibration (temperatures and the accept threshold), never for training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.train.nets import TYPES, DiceReaderNet
+from models.train.reader_data import (Patches, make_crop, real_tray_patches, single_die_patches,
+                                      synth_crop_patches)
+from reader.dice import FACES
+
+FACE_COUNT = np.array([FACES.get(t, 0) for t in TYPES])
+
+
+def source_group(src: str) -> str:
+    if src.endswith(":none"):
+        return "none"
+    if src == "synth":
+        return "synth"
+    if src == "type-lurig":
+        return "types"
+    return "real"
+
+
+SHARES = {"real": 0.35, "synth": 0.42, "types": 0.13, "none": 0.10}
+
+
+def load_all(synth: Path | None, lurig_boxes: Path | None, synth_limit: int | None) -> Patches:
+    p = real_tray_patches()
+    boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
+    p.extend(single_die_patches("type-lurig", boxes))
+    if synth:
+        p.extend(synth_crop_patches(synth, synth_limit))
+    return p
+
+
+def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
+    """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist)."""
+    k = torch.as_tensor(FACE_COUNT)[type_idx]
+    ar = torch.arange(face_logits.shape[1])[None]
+    logits = face_logits.masked_fill(ar >= k[:, None], -1e4)
+    return F.cross_entropy(logits, face_idx, label_smoothing=smoothing)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--synth", type=Path, default=None)
+    ap.add_argument("--synth-limit", type=int, default=None)
+    ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"))
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("work/reader.pt"))
+    ap.add_argument("--init", type=Path, default=None)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    t_load = time.time()
+    data = load_all(args.synth, args.lurig_boxes, args.synth_limit)
+    imgs, ti, fi, si, src = data.arrays()
+    groups = np.array([source_group(s) for s in src])
+    calib = np.random.default_rng(123).random(len(imgs)) < 0.08
+    np.savez_compressed(args.out.with_suffix(".calib.npz"), imgs=imgs[calib], ti=ti[calib], fi=fi[calib],
+                        si=si[calib], src=src[calib])
+    train = np.nonzero(~calib)[0]
+    w = np.zeros(len(train))
+    for g, share in SHARES.items():
+        m = groups[train] == g
+        if m.any():
+            w[m] = share / m.sum()
+    w /= w.sum()
+    counts = {g: int((groups[train] == g).sum()) for g in SHARES}
+    print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; training {counts}; calibration {int(calib.sum())}",
+          flush=True)
+
+    net = DiceReaderNet()
+    if args.init and args.init.exists():
+        net.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
+    budget = args.minutes * 60
+    t0 = time.time()
+    step = 0
+    ema = {}
+    while True:
+        frac = (time.time() - t0) / budget
+        if frac >= 1:
+            break
+        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = rng.choice(train, size=args.batch, p=w)
+        x = np.stack([make_crop(imgs[i], rng) for i in idx]).astype(np.float32) / 255.0
+        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous()
+        t_i = torch.from_numpy(ti[idx])
+        f_i = torch.from_numpy(fi[idx])
+        s_i = torch.from_numpy(si[idx])
+        tl, fl, sl = net(x)
+        loss_t = F.cross_entropy(tl, t_i, label_smoothing=0.05)
+        fm = (f_i >= 0) & (s_i != 1)
+        loss_f = masked_face_loss(fl[fm], f_i[fm], t_i[fm]) if fm.any() else tl.sum() * 0
+        sm = s_i >= 0
+        loss_s = F.cross_entropy(sl[sm], s_i[sm]) if sm.any() else tl.sum() * 0
+        loss = loss_t + loss_f + 0.5 * loss_s
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        for k, v in (("loss", loss.item()), ("type", loss_t.item()), ("face", loss_f.item()), ("state", loss_s.item())):
+            ema[k] = v if k not in ema else 0.98 * ema[k] + 0.02 * v
+        if step % 50 == 0:
+            print(f"step {step} t={time.time()-t0:.0f}s lr={lr:.5f} " +
+                  " ".join(f"{k}={v:.3f}" for k, v in ema.items()), flush=True)
+        if step % 500 == 0:
+            torch.save(net.state_dict(), args.out)
+    torch.save(net.state_dict(), args.out)
+    print(f"done: {step} steps in {time.time()-t0:.0f}s -> {args.out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Finding dice in a frame: a centre heatmap network, peaks turned into boxes.
+
+The network sees the frame at a fixed working size (long side INPUT_LONG) so that its cost does not
+depend on the camera; it was trained on dice 14-110 px across at that size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from reader.vision.onnx_model import OnnxModel
+
+INPUT_LONG = 640
+STRIDE = 4
+
+
+@dataclass(frozen=True)
+class Detection:
+    box: tuple[float, float, float, float]
+    score: float
+
+
+def _pad_to(img: np.ndarray, multiple: int = 32) -> np.ndarray:
+    h, w = img.shape[:2]
+    ph, pw = (-h) % multiple, (-w) % multiple
+    if ph or pw:
+        img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return img
+
+
+def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40) -> list[Detection]:
+    """Heatmap peaks -> boxes in original image pixels (`scale` = network px per image px)."""
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-heat[ys, xs])[:max_dice * 2]
+    dets: list[Detection] = []
+    for i in order:
+        y, x = ys[i], xs[i]
+        w, h = np.exp(out[1, y, x]) * STRIDE, np.exp(out[2, y, x]) * STRIDE
+        cx = (x + 1.0 / (1.0 + np.exp(-out[3, y, x]))) * STRIDE
+        cy = (y + 1.0 / (1.0 + np.exp(-out[4, y, x]))) * STRIDE
+        box = ((cx - w / 2) / scale, (cy - h / 2) / scale, (cx + w / 2) / scale, (cy + h / 2) / scale)
+        dets.append(Detection(box, float(heat[y, x])))
+    return _suppress(dets)[:max_dice]
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
+    kept: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.score):
+        if all(_iou(d.box, k.box) < iou for k in kept):
+            kept.append(d)
+    return kept
+
+
+class DiceDetector:
+    def __init__(self, model: OnnxModel, threshold: float | None = None):
+        self.model = model
+        self.threshold = threshold if threshold is not None else float(model.meta.get("threshold", 0.3))
+
+    def detect(self, bgr: np.ndarray, long_side: int = INPUT_LONG) -> list[Detection]:
+        h, w = bgr.shape[:2]
+        scale = long_side / max(h, w)
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        small = cv2.resize(bgr, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=interp)
+        x = _pad_to(small).astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0
+        out = self.model(np.ascontiguousarray(x))[0][0]
+        dets = decode(out, scale, self.threshold)
+        # clip to the image
+        return [Detection((max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])), d.score)
+                for d in dets for b in [d.box] if min(float(w), b[2]) > max(0.0, b[0]) and min(float(h), b[3]) > max(0.0, b[1])]

@@ -1,0 +1,99 @@
+"""Reading one die from its crop: type, top face, state, and a confidence that can say "can't tell".
+
+Each die is read four times, its crop turned by 0, 90, 180 and 270 degrees. A die seen from above
+has no "up", so the four readings of a die the network really understands agree; disagreement is
+the cheapest honest signal that a die is outside what it has learned (a new font, glare, a die
+half hidden). A face is accepted only when the views agree and the calibrated confidence clears
+the threshold stored in the model; anything else is Unreadable, which the rules turn into
+"roll again".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.dice import FACES
+from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.vision.crops import crop_die, to_tensor
+from reader.vision.onnx_model import OnnxModel
+
+ANGLES = (0.0, 90.0, 180.0, 270.0)
+
+
+def softmax(x: np.ndarray, t: float = 1.0) -> np.ndarray:
+    z = x / t
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class FaceEvidence:
+    """The averaged network outputs for one die, before the accept/reject decision."""
+
+    type_probs: np.ndarray      # over TYPES
+    face_probs: np.ndarray      # over 1..faces(die), for the most likely type
+    cocked: float               # probability the die leans (no face up)
+    views_agree: bool           # all four views name the same type and face
+
+
+class FaceReader:
+    def __init__(self, model: OnnxModel):
+        self.model = model
+        meta = model.meta
+        self.types: list[str] = meta["types"]
+        self.t_type = float(meta.get("temperature_type", 1.0))
+        self.t_face = float(meta.get("temperature_face", 1.0))
+        self.accept = float(meta.get("accept_threshold", 0.9))
+        self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
+
+    def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
+        if not boxes:
+            return []
+        crops = [crop_die(image, b, a) for b in boxes for a in ANGLES]
+        t_logits, f_logits, s_logits = self.model(to_tensor(crops))
+        n = len(ANGLES)
+        out = []
+        for i in range(len(boxes)):
+            sl = slice(i * n, (i + 1) * n)
+            tp = softmax(t_logits[sl], self.t_type)
+            sp = softmax(s_logits[sl])
+            type_probs = tp.mean(axis=0)
+            die = self.types[int(np.argmax(type_probs))]
+            k = FACES.get(die, 0)
+            if k:
+                fp = softmax(f_logits[sl][:, :k], self.t_face)
+                face_probs = fp.mean(axis=0)
+                agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
+            else:
+                face_probs = np.zeros(0)
+                agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]))
+            out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree))
+        return out
+
+    def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
+        """Turn evidence into a reading; None when the 'die' is most likely not a die."""
+        probs = ev.type_probs.copy()
+        if "none" in self.types:
+            i_none = self.types.index("none")
+            if allow_none and probs[i_none] >= 0.5:
+                return None
+            probs[i_none] = 0.0
+        ti = int(np.argmax(probs))
+        die = self.types[ti]
+        p_type = float(probs[ti] / max(probs.sum(), 1e-9))
+        if ev.cocked >= self.cocked_threshold:
+            return DieReading(die, box, Cocked(round(ev.cocked, 4)), p_type)
+        if die == "d4":
+            return DieReading(die, box, Unreadable("a D4: the rules use D6 to D20", p_type), p_type)
+        if ev.face_probs.size == 0 or len(ev.face_probs) != FACES[die]:
+            # evidence was computed for another type (the 'none' class won before masking)
+            return DieReading(die, box, Unreadable("unsure of the die type", p_type), p_type)
+        vi = int(np.argmax(ev.face_probs))
+        conf = float(p_type * ev.face_probs[vi] * (1.0 - ev.cocked))
+        if ev.views_agree and conf >= self.accept:
+            return DieReading(die, box, Face(vi + 1, round(conf, 4)), p_type)
+        reason = "views disagree" if not ev.views_agree else "low confidence"
+        return DieReading(die, box, Unreadable(reason, round(conf, 4)), p_type)

@@ -1,0 +1,47 @@
+"""Loading an ONNX model with its metadata (classes, normalisation, calibration) on the CPU.
+
+The metadata travels inside the .onnx file so that a model and the numbers that interpret its
+outputs can never be mixed up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from reader.errors import DiceReaderError
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+
+
+def models_dir(override: str | os.PathLike | None = None) -> Path:
+    return Path(override or os.environ.get("DICE_READER_MODELS") or MODELS_DIR)
+
+
+class OnnxModel:
+    def __init__(self, path: Path, threads: int | None = None):
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # pragma: no cover - runtime dependency
+            raise DiceReaderError(f"onnxruntime is not installed: {exc}") from None
+        if not path.is_file():
+            raise DiceReaderError(f"model {path} not found; models are committed in models/ "
+                                  "(python -m models.train.export makes them again)")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise DiceReaderError(f"cannot load model {path}: {exc}") from None
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.meta = {k: json.loads(v) for k, v in meta.items()}
+        self.path = path
+        self.input_name = self.session.get_inputs()[0].name
+
+    def __call__(self, x: np.ndarray) -> list[np.ndarray]:
+        return self.session.run(None, {self.input_name: x})

@@ -56,12 +56,15 @@ def test_banish_json_matches_the_issue_example(capsys):
         # banish both of two cards: the second goes without a roll
         (["--cards", "A,B", "--count", "2", "--rolls", "d6:2"],
          [{"position": 1, "card": "A"}, {"position": 1, "card": "B"}], ["banish", "banish"]),
+        # a D10's "0" face is typed as 0 and counts as 10
+        (["--cards", ",".join("ABCDEFGHIJ"), "--rolls", "d10:0"], [{"position": 10, "card": "J"}],
+         ["banish"]),
         # more than 10 cards: the opponent's pick, then dice
         (["--cards", ",".join("ABCDEFGHIJK"), "--count", "2", "--picks", "11", "--rolls", "d10:1"],
          [{"position": 11, "card": "K"}, {"position": 1, "card": "A"}], ["banish", "banish"]),
     ],
     ids=["3 cards d8 blocks", "3 cards d8 single", "7 cards d8 then d6", "5 cards d20",
-         "cocked and bare values", "last card without a roll", "11 cards pick then d10"],
+         "cocked and bare values", "last card without a roll", "d10 zero is ten", "11 cards pick then d10"],
 )
 def test_banish_rolls(capsys, argv, banished, results):
     rc, out, _ = run_cli(capsys, "banish", *argv, "--json")
@@ -141,6 +144,7 @@ BAD = [
     (["banish", "--cards", "A,B,C", "--count", "4"], "cannot banish 4 of 3 cards"),
     (["banish", "--cards", "A,B,C", "--count", "two"], "--count must be a whole number"),
     (["banish", "--cards", ""], "no cards"),
+    (["banish", "--count", "1"], "no cards"),
     (["banish", "--cards", "A,B,C", "--rolls", "d6:7"], "a D6 cannot show 7"),
     (["banish", "--cards", SEVEN, "--die", "d6"], "too few for 7 cards; roll a D8, D10, D12 or D20"),
     (["banish", "--cards", SEVEN, "--rolls", "d4:2"], "a D4 is not used by the rules"),

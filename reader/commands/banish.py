@@ -21,7 +21,7 @@ NO_FACE = {"cocked": "cocked", "unreadable": "unreadable", "x": "cocked"}
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--cards", required=True, help='cards in memory, in order: "A,B,C"')
+    p.add_argument("--cards", default="", help='cards in memory, in order: "A,B,C" (required)')
     p.add_argument("--count", default="1", help="how many cards to banish (default 1)")
     p.add_argument("--die", help="die to roll (d6, d8, d10, d12, d20); default the smallest allowed")
     p.add_argument("--mapping", default="blocks",
@@ -57,6 +57,14 @@ def parse_roll(token: str):
         raise DiceReaderError(
             f"bad roll {token.strip()!r}: expected DIE:VALUE (d8:3), a value, or DIE:cocked"
         ) from None
+
+
+def feed(session, die: str | None, value) -> list:
+    """Feed a typed roll; a bare value is on the expected die, and a D10's "0" face is 10."""
+    die = die or session.die
+    if value == 0 and isinstance(die, str) and die.strip().lower() == "d10":
+        value = 10
+    return session.feed(die, value)
 
 
 def parse_position(token: str) -> int:
@@ -128,7 +136,7 @@ def run(args) -> int:
             session.pick(parse_position(token))
         else:
             die, value = parse_roll(token)
-            session.feed(die or session.die, value)
+            feed(session, die, value)
 
     show()
     while not session.done:
@@ -160,7 +168,7 @@ def run(args) -> int:
                         "a die roll; give the rolls with --rolls")
                 break
             die, value = parse_roll(rolls.pop(0))
-            session.feed(die or session.die, value)
+            feed(session, die, value)
         show()
     if rolls or picks:
         left = rolls + picks

@@ -16,7 +16,9 @@ the overlay shows. `from_json()` turns such a dict back into the event (replay, 
 
 Positions are 1-based and count the cards as they lay when the event happened (the numbering the
 players saw); `Banished.original_position` is the position in the list the session started with,
-for logs that must name the physical card when two copies share a name.
+for logs that must name the physical card when two copies share a name (kept out of `to_json()`,
+whose shape the command line documents; `BanishSession.to_json()` lists them as
+"banished_original_positions").
 """
 
 from __future__ import annotations

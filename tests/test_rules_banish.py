@@ -220,6 +220,8 @@ def test_next_names_the_die_and_the_table():
         ("A,B,C,D,E,F,G", 1, "d6", "blocks", "too few for 7 cards"),
         ("A,B,C", 1, "d4", "blocks", "D4 is not used"),
         ("A,B,C", 1, None, "random", "unknown mapping"),
+        (",".join("ABCDEFGHIJKL"), 1, "d20", "blocks", "12 cards are more than 10: no dice"),
+        (",".join("ABCDEFGHIJKL"), 3, "d8", "blocks", "too few for 10 cards"),
     ],
 )
 def test_bad_setups_are_refused_with_a_message(cards, count, die, mapping, message):
@@ -258,3 +260,25 @@ def test_copy_is_independent():
     c.feed("d8", 1)
     assert s.remaining == tuple(SEVEN) and not s.events
     assert c.remaining[0] == "B"
+
+
+def test_a_die_named_for_more_than_ten_cards_is_used_once_ten_are_left():
+    s = BanishSession([f"c{i}" for i in range(12)], 3, die="d12")
+    s.pick(1)
+    s.pick(1)
+    assert s.die == "d12" and s.table.describe().startswith("D12: 1 #1 | ")
+
+
+def test_the_rules_are_pure():
+    import subprocess
+    import sys
+
+    code = ("import sys, reader.rules, reader.rules.exact; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('cv2', 'numpy', 'serial', 'onnxruntime', 'socket', 'sqlite3', 'http')))")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=root)
+    assert out.stdout.strip() == "[]"

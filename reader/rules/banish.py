@@ -68,7 +68,10 @@ class BanishSession:
         self._mapping = check_mapping(mapping)
         self._pinned: str | None = None
         if die is not None:
-            self._pinned = check_die(die, min(n, MAX_DICE_CARDS))
+            # with more than 10 cards the die is first rolled once 10 are left; if that never
+            # happens (too few banishes), check_die(die, n) says there are no dice
+            rolls_at = n if n - count + 1 > MAX_DICE_CARDS else min(n, MAX_DICE_CARDS)
+            self._pinned = check_die(die, rolls_at)
         self._remaining: list[int] = list(range(n))  # indices into self._cards, in order
         self._banished: list[Banished] = []
         self._events: list[Event] = []

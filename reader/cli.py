@@ -20,6 +20,9 @@ COMMANDS: dict[str, str] = {
     "bench": "bench",
     "banish": "banish",
     "first-player": "first_player",
+    "watch": "watch",
+    "replay": "replay",
+    "tower-sim": "tower_sim",
 }
 
 

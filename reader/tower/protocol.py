@@ -188,8 +188,8 @@ def _show(line: bytes) -> str:
     return repr(line[:40])[2:-1] + ("..." if len(line) > 40 else "")
 
 
-def parse_line(line: bytes) -> Event:
-    """One line from '$' up to (not including) '\\n' -> a Message, or a Problem saying why not."""
+def unframe(line: bytes) -> tuple[int, str, list[str]] | Problem:
+    """Check framing and CRC of one line ('$' .. CRC, no newline): (seq, type, fields) or why not."""
     line = line.rstrip(b"\r")
     if not line.startswith(b"$"):
         return Garbage(f"line does not start with '$': {_show(line)}", len(line))
@@ -210,7 +210,15 @@ def parse_line(line: bytes) -> Event:
     parts = text.split(",")
     if len(parts) < 2 or not parts[0].isdigit() or int(parts[0]) >= SEQ_MOD:
         return Malformed(f"no sequence number in {_show(line)}")
-    seq, type_, fields = int(parts[0]), parts[1], parts[2:]
+    return int(parts[0]), parts[1], parts[2:]
+
+
+def parse_line(line: bytes) -> Event:
+    """One tower line from '$' up to (not including) '\n' -> a Message, or a Problem saying why."""
+    framed = unframe(line)
+    if isinstance(framed, Problem):
+        return framed
+    seq, type_, fields = framed
     parser = PARSERS.get(type_)
     if parser is None:
         return UnknownType(f"unknown message type {type_!r}")
@@ -218,6 +226,21 @@ def parse_line(line: bytes) -> Event:
         return parser(seq, fields)
     except ValueError as exc:
         return Malformed(f"{type_}: {exc}")
+
+
+# What the host may send to the tower (the tower ignores anything else).
+HOST_COMMANDS = ("HELLO", "PING")
+
+
+def parse_command(line: bytes) -> str | Problem:
+    """One host->tower line -> the command name, or a Problem."""
+    framed = unframe(line)
+    if isinstance(framed, Problem):
+        return framed
+    _, type_, fields = framed
+    if type_ not in HOST_COMMANDS or fields:
+        return UnknownType(f"unknown command {type_!r}")
+    return type_
 
 
 class LineDecoder:

@@ -1,0 +1,106 @@
+"""Test fakes for the live tray: synthetic recorded rolls and a recognizer that reads ground truth.
+
+`make_rolls()` writes a session folder of small recorded rolls as the renderer would (coloured
+squares thrown, then still, with "truth" events on the still frames). `TruthRecognizer` is a
+fake device: it answers `read_frame()` with the truth recorded for exactly that image (looked up
+by a hash of the pixels), so the loop, the rules and replay are tested without the neural models.
+It never invents a reading: an image it has no truth for has no dice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.recording import RecordingReader, RecordingWriter, is_recording, list_rolls
+
+COLORS = [(40, 40, 220), (220, 200, 40), (40, 200, 40), (200, 40, 200)]
+SIZE = (120, 160)  # h, w
+
+
+def pixel_key(bgr: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(bgr).tobytes() + str(bgr.shape).encode()).hexdigest()
+
+
+def tray(positions, size=SIZE, hand: bool = False) -> np.ndarray:
+    h, w = size
+    img = np.full((h, w, 3), (60, 90, 60), np.uint8)
+    for k, (x, y) in enumerate(positions):
+        img[int(y):int(y) + 18, int(x):int(x) + 18] = COLORS[k % len(COLORS)]
+    if hand:
+        img[10:110, 20:140] = (150, 170, 210)  # a big skin-coloured blob
+    return img
+
+
+def roll_frames(n_dice: int, seed: int, idle: int = 3, moving: int = 6, still: int = 8):
+    """Frames of one roll: idle tray, dice moving, dice still. Returns (frames, still_from, boxes)."""
+    rng = np.random.default_rng(seed)
+    h, w = SIZE
+    start = rng.uniform([5, 5], [w - 30, h - 30], size=(n_dice, 2))
+    vel = rng.uniform(6, 12, size=(n_dice, 2)) * rng.choice([-1, 1], size=(n_dice, 2))
+    frames, pos = [], start.copy()
+    for _ in range(idle):
+        frames.append(tray(pos))
+    for _ in range(moving):
+        pos = np.clip(pos + vel, 2, [w - 22, h - 22])
+        frames.append(tray(pos))
+    still_from = len(frames)
+    for _ in range(still):
+        frames.append(tray(pos))
+    boxes = [[float(x), float(y), float(x) + 18, float(y) + 18] for x, y in pos]
+    return frames, still_from, boxes
+
+
+def make_roll(path: Path, dice: list[tuple], seed: int = 0, fps: float = 10.0,
+              trigger_at: int | None = None, **kw) -> Path:
+    """One recorded roll. `dice`: (die, value) or (die, None) for a cocked die."""
+    frames, still_from, boxes = roll_frames(len(dice), seed, **kw)
+    w = RecordingWriter(path, camera={"source": "synthetic", "fps": fps}, frame_ext=".png",
+                        clock=lambda: 0.0)
+    truth = [{"die": d, "value": v, "box": b, "state": "flat" if v is not None else "cocked"}
+             for (d, v), b in zip(dice, boxes)]
+    for i, img in enumerate(frames):
+        t = i / fps
+        if trigger_at == i:
+            w.add_event("trigger", t=t, source="tower", seq=7)
+        w.add_frame(img, t=t)
+        if i >= still_from:
+            w.add_event("truth", t=t, frame=i, dice=truth)
+    return w.close()
+
+
+def make_rolls(folder: Path, rolls: list[list[tuple]], seed: int = 0, **kw) -> Path:
+    for i, dice in enumerate(rolls, 1):
+        make_roll(folder / f"{i:04d}", dice, seed=seed + i, **kw)
+    return folder
+
+
+class TruthRecognizer:
+    """Fake recognizer: the recorded ground truth of exactly this image, or no dice."""
+
+    versions = {"fake": "truth"}
+
+    def __init__(self, *recordings: Path) -> None:
+        self._truth: dict[str, list[dict]] = {}
+        self.calls = 0
+        for path in recordings:
+            for roll in ([path] if is_recording(path) else list_rolls(path)):
+                rec = RecordingReader(roll)
+                for e in rec.of_type("truth"):
+                    self._truth[pixel_key(rec.frame(e["frame"]))] = e["dice"]
+
+    def read_frame(self, bgr: np.ndarray) -> list[DieReading]:
+        self.calls += 1
+        out = []
+        for d in self._truth.get(pixel_key(bgr), []):
+            if d["state"] == "flat":
+                outcome = Face(int(d["value"]), 0.99)
+            elif d["state"] == "cocked":
+                outcome = Cocked(0.9)
+            else:
+                outcome = Unreadable("unsure", 0.2)
+            out.append(DieReading(d["die"], Box.from_list(d["box"]), outcome))
+        return out

@@ -1,0 +1,165 @@
+"""Bulk training data: labeled die crops or full tray frames, unattended and resumable.
+
+    python -m reader.synth.bulk crops  --out work/synth/crops  --count 50000 --seed 1
+    python -m reader.synth.bulk scenes --out work/synth/scenes --count 5000 --seed 1
+
+Writes `NNNNNNN.jpg` and one `labels.jsonl` line per image in the shared labeled-scene format
+(`{"image", "dice": [{"die", "value", "box", "state", "style"?}]}`; the main die first in a crop;
+scenes add the camera). Image i is a pure function of (seed, i): a restart reads labels.jsonl,
+drops a torn last line, skips every image already listed and renders the rest, so killing and
+restarting loses at most the image in flight. The rate is printed as it goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _done_images(labels: Path) -> set[str]:
+    """Images already labeled; a torn last line (crash mid-write) is cut off the file."""
+    if not labels.exists():
+        return set()
+    done, good = set(), []
+    raw = labels.read_bytes().decode("utf-8", errors="replace").splitlines(keepends=True)
+    for line in raw:
+        try:
+            row = json.loads(line)
+            done.add(row["image"])
+            good.append(line if line.endswith("\n") else line + "\n")
+        except (json.JSONDecodeError, KeyError, TypeError):
+            print(f"bulk: dropping a torn line in {labels}", file=sys.stderr)
+    if len(good) != len(raw) or (raw and not raw[-1].endswith("\n")):
+        tmp = labels.with_suffix(".tmp")
+        tmp.write_text("".join(good))
+        os.replace(tmp, labels)
+    return done
+
+
+def make_crop(renderer, seed: int, index: int, size: int = 128) -> tuple[np.ndarray, dict, dict]:
+    """(RGB crop, label row without the image name, fx) for image `index` of `seed`."""
+    from reader.synth.camfx import apply_fx, sample_fx
+    from reader.synth.layouts import crop_scene
+
+    rng = np.random.default_rng([seed, index, 1])
+    scene = crop_scene(rng, size=size)
+    img = renderer.render(scene)
+    fx = sample_fx(rng, strength=float(rng.uniform(0.3, 1.0)))
+    return apply_fx(img, fx), {"dice": scene["labels"]}, fx
+
+
+def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 540):
+    from reader.synth.camfx import apply_fx, sample_fx
+    from reader.synth.layouts import tray_scene
+
+    rng = np.random.default_rng([seed, index, 2])
+    scene = tray_scene(rng, width=width, height=height)
+    img = renderer.render(scene)
+    fx = sample_fx(rng, strength=float(rng.uniform(0.2, 0.8)))
+    cam = scene["camera"]
+    row = {"dice": scene["labels"],
+           "camera": {k: cam[k] for k in ("width", "height", "fov_y", "off_vertical_deg", "azimuth",
+                                          "eye", "target", "intrinsics")},
+           "surface": scene["floor"]["kind"]}
+    return apply_fx(img, fx), row, fx
+
+
+def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
+             height: int = 540, report_every: int = 200, quiet: bool = False) -> dict:
+    """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    import cv2
+
+    cv2.setNumThreads(1)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = _take_lock(out)
+    try:
+        return _generate(kind, out, count, seed, size, width, height, report_every, quiet)
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _take_lock(out: Path) -> Path:
+    """One writer per folder: a second run into the same folder would interleave labels."""
+    lock = out / ".bulk.lock"
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            return lock
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+                os.kill(pid, 0)
+            except (ValueError, ProcessLookupError, FileNotFoundError):
+                lock.unlink(missing_ok=True)  # left by a run that died: take it over
+                continue
+            except PermissionError:
+                pass
+            raise SystemExit(f"bulk: {out} is being written by process {pid}; not starting a second writer")
+    raise SystemExit(f"bulk: cannot take the lock {lock}")
+
+
+def _generate(kind, out, count, seed, size, width, height, report_every, quiet) -> dict:
+    from reader.synth.camfx import encode_jpeg
+    from reader.synth.render import Renderer
+
+    labels = out / "labels.jsonl"
+    done = _done_images(labels)
+    todo = [i for i in range(count) if f"{i:07d}.jpg" not in done]
+    if not quiet:
+        print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed})", flush=True)
+    if not todo:
+        return {"rendered": 0, "rate": 0.0}
+    renderer = Renderer()
+    t0 = time.time()
+    n = 0
+    with labels.open("a", encoding="utf-8") as fh:
+        for i in todo:
+            name = f"{i:07d}.jpg"
+            if kind == "crops":
+                img, row, fx = make_crop(renderer, seed, i, size)
+            else:
+                img, row, fx = make_frame(renderer, seed, i, width, height)
+            data = encode_jpeg(img, fx["jpeg"])
+            tmp = out / (name + ".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, out / name)
+            fh.write(json.dumps({"image": name, **row}) + "\n")
+            fh.flush()
+            n += 1
+            if not quiet and (n % report_every == 0 or n == len(todo)):
+                dt = time.time() - t0
+                print(f"bulk {kind}: {len(done) + n}/{count} images, {n / dt:.1f} {kind}/s", flush=True)
+    dt = time.time() - t0
+    return {"rendered": n, "rate": n / dt if dt > 0 else 0.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m reader.synth.bulk", description=__doc__.split("\n\n")[0])
+    p.add_argument("kind", nargs="?", choices=["crops", "scenes"], default=None)
+    p.add_argument("--kind", dest="kind_opt", choices=["crops", "scenes"], default=None)
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--size", type=int, default=128, help="crop side in pixels")
+    p.add_argument("--width", type=int, default=960)
+    p.add_argument("--height", type=int, default=540)
+    a = p.parse_args(argv)
+    kind = a.kind_opt or a.kind or "crops"
+    if a.count < 0:
+        p.error("--count must be >= 0")
+    res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height)
+    print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Arrangements of dice: a single-die crop with neighbours and walls at its edges, a full tray.
+
+Both return a scene dict for `render.Renderer` with the labels computed from the final poses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reader.synth import scene as sc
+
+# Class mix of the training crops (the recognizer's classes) and the share of cocked dice.
+CROP_CLASSES = [("d4", None, 0.05), ("d6", "pips", 0.15), ("d6", "numerals", 0.10), ("d8", None, 0.12),
+                ("d10", None, 0.14), ("d12", None, 0.14), ("d20", None, 0.20)]
+COCKED_SHARE = 0.08
+RANDOM_DICE = ["d6", "d6", "d8", "d10", "d12", "d20", "d4"]
+
+
+def pick_class(rng) -> tuple[str, str | None]:
+    p = np.array([c[2] for c in CROP_CLASSES])
+    i = int(rng.choice(len(CROP_CLASSES), p=p / p.sum()))
+    return CROP_CLASSES[i][0], CROP_CLASSES[i][1]
+
+
+def _wall(rng, surface: dict, x0, y0, x1, y1, height) -> dict:
+    wall_surface = surface if rng.random() < 0.6 else sc.make_surface(rng)
+    tint = [float(t * rng.uniform(0.75, 1.0)) for t in wall_surface["tint"]]
+    return {"box": [x0, y0, 0.0, x1, y1, height], "kind": wall_surface["kind"],
+            "tex_id": wall_surface["tex_id"], "span": wall_surface["span"], "tint": tint,
+            "gloss": wall_surface["gloss"], "spec": wall_surface["spec"]}
+
+
+def _lean(rng, d: dict, az: float, surface: dict, walls: list, dice: list) -> None:
+    """Give cocked die `d` something to lean on at azimuth az: a wall or another die."""
+    reach = sc.die_extent_toward(d, az)
+    x, y = d["t"][0], d["t"][1]
+    ux, uy = np.cos(az), np.sin(az)
+    if rng.random() < 0.5:
+        other = sc.make_die(rng, str(rng.choice(RANDOM_DICE)))
+        r_other = sc.die_radius_xy(other) * 0.85
+        other["t"][0] = float(x + ux * (reach + r_other))
+        other["t"][1] = float(y + uy * (reach + r_other))
+        dice.append(other)
+    else:
+        # a wall perpendicular to az: use an axis-aligned wall along the dominant axis
+        if abs(ux) > abs(uy):
+            wx = x + np.sign(ux) * reach
+            x0, x1 = (wx, wx + 8) if ux > 0 else (wx - 8, wx)
+            walls.append(_wall(rng, surface, x0, y - 200, x1, y + 200, float(rng.uniform(15, 35))))
+        else:
+            wy = y + np.sign(uy) * reach
+            y0, y1 = (wy, wy + 8) if uy > 0 else (wy - 8, wy)
+            walls.append(_wall(rng, surface, x - 200, y0, x + 200, y1, float(rng.uniform(15, 35))))
+
+
+def _lean_azimuth(d_die: str) -> float:
+    return 0.0
+
+
+def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None = None,
+               cocked: bool | None = None) -> dict:
+    """One main die near the centre filling 35-75% of the crop, maybe neighbours and a wall."""
+    if die is None:
+        die, style = pick_class(rng)
+    if cocked is None:
+        cocked = bool(rng.random() < COCKED_SHARE)
+    surface = sc.make_surface(rng)
+    dice: list[dict] = []
+    walls: list[dict] = []
+    main = sc.make_die(rng, die, style, cocked=cocked)
+    dice.append(main)
+    if cocked:
+        # the tilt axis in make_die leans the top toward a random azimuth; lean on that side
+        az = _top_lean_azimuth(main)
+        _lean(rng, main, az, surface, walls, dice)
+    r_main = sc.die_radius_xy(main)
+    # neighbours just around the crop's edges
+    for _ in range(int(rng.choice([0, 1, 2, 3, 4], p=[0.35, 0.25, 0.2, 0.12, 0.08]))):
+        other = sc.make_die(rng, str(rng.choice(RANDOM_DICE)), cocked=bool(rng.random() < 0.05))
+        ro = sc.die_radius_xy(other)
+        for _try in range(10):
+            a = rng.uniform(0, 2 * np.pi)
+            dist = r_main + ro + rng.uniform(0.0, 1.6) * r_main
+            p = np.array([np.cos(a), np.sin(a)]) * dist
+            if all(np.linalg.norm(p - np.array(o["t"][:2])) > ro + sc.die_radius_xy(o) * 0.95 for o in dice):
+                other["t"][0], other["t"][1] = float(p[0]), float(p[1])
+                dice.append(other)
+                break
+    if not walls and rng.random() < 0.25:
+        a = int(rng.integers(4))
+        dist = r_main + rng.uniform(0.3, 2.0) * r_main
+        h = float(rng.uniform(12, 35))
+        box = [[dist, -300, dist + 10, 300], [-dist - 10, -300, -dist, 300],
+               [-300, dist, 300, dist + 10], [-300, -dist - 10, 300, -dist]][a]
+        walls.append(_wall(rng, surface, *box, h))
+    lights = sc.make_lights(rng)
+    off = float(35 * rng.random() ** 1.4)
+    az = float(rng.uniform(0, 2 * np.pi))
+    fov = float(rng.uniform(18, 45))
+    frac = float(rng.uniform(0.35, 0.75))
+    shift = rng.uniform(-0.1, 0.1, 2) * size
+    target = [main["t"][0], main["t"][1], main["t"][2]]
+    dist = 150.0
+    cam = None
+    for _ in range(3):  # scale the distance until the die's box side is frac of the crop
+        cam = sc.make_camera(target, off, az, dist, fov, size, size, shift_px=(0, 0))
+        box, _ = sc.die_box(main, cam)
+        side = max(box[2] - box[0], box[3] - box[1])
+        dist *= side / (frac * size)
+    cam = sc.make_camera(target, off, az, dist, fov, size, size, shift_px=tuple(shift))
+    scene = {"camera": cam, "floor": surface, "walls": walls, "dice": dice, "shadow_extent": 120.0,
+             "blobs": sc.blobs_for([d for d in dice], rng), **lights}
+    scene["labels"] = _main_first(sc.scene_labels(scene, min_visible=0.25))
+    return scene
+
+
+def _top_lean_azimuth(d: dict) -> float:
+    """Horizontal direction the die's top face leans toward (its tilt)."""
+    from reader.synth import geometry as geo
+
+    s = geo.solid(d["die"])
+    lab = geo.label_from_rotation(s, np.asarray(d["R"]))
+    n = np.asarray(d["R"]) @ s.normals[lab.top_face]
+    return float(np.arctan2(n[1], n[0]))
+
+
+def _main_first(rows: list[dict]) -> list[dict]:
+    return rows  # scene_labels keeps scene order and the main die is dice[0]
+
+
+def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = None,
+               dice_spec: list[dict] | None = None, cocked_share: float = 0.06,
+               camera: dict | None = None, surface: dict | None = None, tray: dict | None = None) -> dict:
+    """A dice tray with walls and 0-12 dice (touching, leaning, partly out of frame)."""
+    surface = surface or sc.make_surface(rng)
+    tray = tray or {"w": float(rng.uniform(180, 300)), "h": float(rng.uniform(130, 220)),
+                    "wall_h": float(rng.uniform(15, 40))}
+    tw, th = tray["w"] / 2, tray["h"] / 2
+    walls = [_wall(rng, surface, -tw - 10, -th - 10, tw + 10, -th, tray["wall_h"]),
+             _wall(rng, surface, -tw - 10, th, tw + 10, th + 10, tray["wall_h"]),
+             _wall(rng, surface, -tw - 10, -th, -tw, th, tray["wall_h"]),
+             _wall(rng, surface, tw, -th, tw + 10, th, tray["wall_h"])]
+    for w in walls[1:]:
+        for k in ("kind", "tex_id", "span", "tint", "gloss", "spec"):
+            w[k] = walls[0][k]
+    if dice_spec is None:
+        n = int(rng.integers(0, 13)) if n_dice is None else n_dice
+        dice_spec = [{"die": str(rng.choice(RANDOM_DICE)), "cocked": bool(rng.random() < cocked_share)}
+                     for _ in range(n)]
+    dice: list[dict] = []
+    extra_walls: list[dict] = []
+    for spec in dice_spec:
+        d = sc.make_die(rng, spec["die"], spec.get("style"), spec.get("value"),
+                        cocked=bool(spec.get("cocked")))
+        r = sc.die_radius_xy(d)
+        placed = False
+        for _try in range(60):
+            if spec.get("cocked") and rng.random() < 0.6:
+                # against a wall: put it where its leaning side touches the wall
+                az = _top_lean_azimuth(d)
+                ux, uy = np.cos(az), np.sin(az)
+                reach = sc.die_extent_toward(d, az)
+                if abs(ux) > abs(uy):
+                    x = np.sign(ux) * (tw - reach)
+                    y = rng.uniform(-th + r, th - r)
+                else:
+                    y = np.sign(uy) * (th - reach)
+                    x = rng.uniform(-tw + r, tw - r)
+                p = np.array([x, y])
+            elif dice and rng.random() < 0.3:
+                o = dice[int(rng.integers(len(dice)))]
+                a = rng.uniform(0, 2 * np.pi)
+                p = np.array(o["t"][:2]) + (r + sc.die_radius_xy(o)) * 0.9 * np.array([np.cos(a), np.sin(a)])
+            else:
+                p = np.array([rng.uniform(-tw + r, tw - r), rng.uniform(-th + r, th - r)])
+            if abs(p[0]) > tw - r * 0.7 + 1e-6 and not spec.get("cocked") or abs(p[1]) > th - r * 0.7 + 1e-6 and not spec.get("cocked"):
+                continue
+            if all(np.linalg.norm(p - np.array(o["t"][:2])) > (r + sc.die_radius_xy(o)) * 0.85 for o in dice):
+                d["t"][0], d["t"][1] = float(p[0]), float(p[1])
+                placed = True
+                break
+        if placed:
+            dice.append(d)
+    lights = sc.make_lights(rng)
+    if camera is None:
+        off = float(35 * rng.random() ** 1.3)
+        az = float(rng.uniform(0, 2 * np.pi)) if rng.random() < 0.5 else float(rng.choice([0, np.pi / 2, np.pi, 1.5 * np.pi]))
+        fov = float(rng.uniform(40, 65))
+        span = max(tray["w"] / (width / height), tray["h"]) * rng.uniform(0.85, 1.25)
+        dist = span / 2 / np.tan(np.radians(fov) / 2) + tray["wall_h"]
+        cam = sc.make_camera([rng.normal(0, 8), rng.normal(0, 8), 0.0], off, az, dist, fov, width, height,
+                             supersample=1)
+    else:
+        cam = sc.make_camera(**camera)
+    scene = {"camera": cam, "floor": surface, "walls": walls + extra_walls, "dice": dice,
+             "shadow_extent": float(max(tray["w"], tray["h"]) * 0.8),
+             "blobs": sc.blobs_for(dice, rng), "tray": tray, **lights}
+    scene["labels"] = sc.scene_labels(scene, min_visible=0.3)
+    return scene

@@ -1,0 +1,292 @@
+"""Procedural textures: the ink of each die's faces (numerals, pips) and the tray surfaces.
+
+The label atlas is a mask, not a colour: channel 0 is ink, channel 1 the dark rim of an
+engraved or drilled mark. The shader colours both, so one mask serves every ink colour.
+Tray surfaces (felt, neoprene, wood, patterned cloth, cardboard, paper) are made with numpy from
+a texture id, so a bulk image is reproducible from its seed without any image files.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from reader.synth.geometry import solid
+from reader.synth.mesh import atlas_grid
+
+TILE = 128
+
+_FONT_CANDIDATES = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSerif-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Bold.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSansBold.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSerifBold.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSerif.ttf",
+    "/usr/share/fonts/opentype/urw-base35/NimbusSans-Bold.otf",
+    "/usr/share/fonts/opentype/urw-base35/NimbusRoman-Bold.otf",
+    "/usr/share/fonts/opentype/urw-base35/URWBookman-Demi.otf",
+    "/usr/share/fonts/opentype/urw-base35/C059-Bold.otf",
+    "/usr/share/fonts/opentype/urw-base35/P052-Bold.otf",
+    "/usr/share/fonts/opentype/urw-base35/URWGothic-Demi.otf",
+    "/usr/share/fonts/opentype/urw-base35/NimbusSansNarrow-Bold.otf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Bold.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSerif-Bold.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Black.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSansMono-Bold.ttf",
+]
+
+
+@lru_cache(maxsize=1)
+def fonts() -> tuple[str, ...]:
+    """The numeral fonts found on this machine (Debian font packages)."""
+    found = tuple(p for p in _FONT_CANDIDATES if os.path.exists(p))
+    if not found:
+        raise RuntimeError("no numeral fonts found; apt-get install fonts-dejavu fonts-liberation")
+    return found
+
+
+PIP_LAYOUT = {
+    1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+}
+
+
+def _font(path: str, px: int):
+    from PIL import ImageFont
+
+    return _font_cached(path, px)
+
+
+@lru_cache(maxsize=512)
+def _font_cached(path: str, px: int):
+    from PIL import ImageFont
+
+    return ImageFont.truetype(path, px)
+
+
+@lru_cache(maxsize=6000)
+def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
+                    angle: float = 0.0, offset=(0.0, 0.0), size: int = TILE) -> np.ndarray:
+    """Mask (size x size) with `text` centred, its top toward the tile top, rotated by angle deg."""
+    from PIL import Image, ImageDraw
+
+    big = size * 2
+    img = Image.new("L", (big, big), 0)
+    draw = ImageDraw.Draw(img)
+    target_h = height_frac * big
+    px = max(8, int(target_h * 1.35))
+    font = _font(font_path, px)
+    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+    # scale to the target height (digit height, no descender)
+    s = target_h / max(1, (y1 - y0))
+    px = max(8, int(px * s))
+    font = _font(font_path, px)
+    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+    w, h = x1 - x0, y1 - y0
+    max_w = 0.8 * big
+    if w > max_w:  # two-digit numerals: narrow the font rather than overflow the face
+        px = max(8, int(px * max_w / w))
+        font = _font(font_path, px)
+        x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+        w, h = x1 - x0, y1 - y0
+    cx = big / 2 + offset[0] * big
+    cy = big / 2 + offset[1] * big
+    draw.text((cx - w / 2 - x0, cy - h / 2 - y0), text, fill=255, font=font)
+    if mark == "underline":
+        t = max(2, int(h * 0.09))
+        yy = cy + h / 2 + t * 1.6
+        draw.rectangle([cx - w * 0.45, yy, cx + w * 0.45, yy + t], fill=255)
+    elif mark == "dot":
+        r = max(2, int(h * 0.08))
+        xx, yy = cx + w / 2 + r * 1.8, cy + h / 2 - r
+        draw.ellipse([xx - r, yy - r, xx + r, yy + r], fill=255)
+    if angle:
+        img = img.rotate(angle, resample=Image.BILINEAR)
+    arr = np.asarray(img, dtype=np.uint8)
+    out = cv2.resize(arr, (size, size), interpolation=cv2.INTER_AREA)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=2000)
+def _pip_tile(value: int, spread: float, radius: float, size: int = TILE) -> np.ndarray:
+    big = size * 4
+    img = np.zeros((big, big), np.uint8)
+    for px, py in PIP_LAYOUT[value]:
+        cx = big / 2 + px * spread * big / 2
+        cy = big / 2 + py * spread * big / 2
+        r = radius * big / 2 * (1.25 if value == 1 and radius < 0.2 else 1.0)
+        cv2.circle(img, (int(cx), int(cy)), int(r), 255, -1, lineType=cv2.LINE_AA)
+    out = cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=200)
+def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.ndarray:
+    """Three small numerals near a D4 face's corners, each pointing at its corner."""
+    tile = np.zeros((TILE, TILE), np.uint8)
+    # corners of the face in tile coords (y up): (0, 1), (-0.866, -0.5), (0.866, -0.5)
+    for k, v in enumerate(values):
+        ang = 120.0 * k
+        t = _draw_text_tile(str(v), font_path, height_frac, "none", angle=ang,
+                            offset=(-0.5 * np.sin(np.radians(ang)) * 0.55 * 0 + 0, 0.0))
+        # shift toward the corner: numeral centred at 55% of the way to the corner
+        dx = -np.sin(np.radians(ang)) * 0.5 * 0.55 * TILE
+        dy = -np.cos(np.radians(ang)) * 0.5 * 0.55 * TILE
+        m = np.float32([[1, 0, dx], [0, 1, dy]])
+        tile = np.maximum(tile, cv2.warpAffine(t, m, (TILE, TILE)))
+    return tile
+
+
+@lru_cache(maxsize=192)
+def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
+                pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0) -> np.ndarray:
+    """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`."""
+    s = solid(die)
+    cols, rows = atlas_grid(len(s.faces))
+    atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
+    fpath = fonts()[font_idx % len(fonts())]
+    for i in range(len(s.faces)):
+        col, row = i % cols, i // cols
+        if die == "d4":
+            # the numbers at a face's corners name the vertex that is up when that corner is up
+            tile = _d4_tile(tuple((i + k) % 4 + 1 for k in range(3)), fpath, height_frac)
+        elif die == "d6" and style == "pips":
+            tile = _pip_tile(s.values[i], pip_spread, pip_radius)
+        else:
+            text = s.label(i)
+            mark = mark69 if text in ("6", "9") else "none"
+            tile = _draw_text_tile(text, fpath, height_frac, mark)
+        atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile
+    rim = atlas
+    if engrave > 0:
+        k = max(3, int(TILE * 0.04) | 1)
+        rim = cv2.GaussianBlur(cv2.dilate(atlas, np.ones((k, k), np.uint8)), (k, k), 0)
+        rim = (rim.astype(np.float32) * engrave).astype(np.uint8)
+    else:
+        rim = np.zeros_like(atlas)
+    out = np.dstack([atlas, rim])
+    out.setflags(write=False)
+    return out
+
+
+# ---- tray surfaces ---------------------------------------------------------------------------
+
+SURFACES = ("felt", "neoprene", "wood", "cloth", "cardboard", "paper")
+TEX = 512
+
+
+def _wrap_blur(img: np.ndarray, sx: float, sy: float | None = None) -> np.ndarray:
+    """Gaussian blur that wraps around the edges, so the texture tiles without seams."""
+    sy = sx if sy is None else sy
+    pad = int(3 * max(sx, sy)) + 1
+    pad = min(pad, img.shape[0])
+    big = np.pad(img, ((pad, pad), (pad, pad)), mode="wrap")
+    big = cv2.GaussianBlur(big, (0, 0), sigmaX=sx, sigmaY=sy)
+    return big[pad:-pad, pad:-pad]
+
+
+def _noise(rng: np.random.Generator, size: int, scale: float) -> np.ndarray:
+    """Smooth value noise in [0,1], tileable by wrap-around blurring."""
+    n = rng.random((size, size)).astype(np.float32)
+    k = max(1, int(scale))
+    n = _wrap_blur(n, k)
+    n -= n.min()
+    return n / max(1e-6, n.max())
+
+
+def _fbm(rng, size, scales=(2, 6, 20, 60), weights=(0.15, 0.25, 0.3, 0.3)) -> np.ndarray:
+    out = sum(w * _noise(rng, size, s) for s, w in zip(scales, weights))
+    out -= out.min()
+    return out / max(1e-6, out.max())
+
+
+def _hsv_color(rng, h, s, v) -> np.ndarray:
+    hsv = np.uint8([[[int(h) % 180, int(np.clip(s, 0, 255)), int(np.clip(v, 0, 255))]]])
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0].astype(np.float32) / 255.0
+
+
+@lru_cache(maxsize=100)
+def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, str, float]:
+    """(RGB uint8 TEXxTEX tileable texture, kind, millimetres the texture spans) for tex_id."""
+    rng = np.random.default_rng(1000 + tex_id)
+    kind = kind or SURFACES[tex_id % len(SURFACES)]
+    size = TEX
+    if kind == "felt":
+        base = _hsv_color(rng, rng.choice([60, 65, 110, 0, 120, 15, 100]) + rng.normal(0, 4),
+                          rng.uniform(50, 170), rng.uniform(40, 150))
+        n = 0.6 * _fbm(rng, size, (1, 3, 12, 40), (0.4, 0.3, 0.2, 0.1)) + 0.4 * rng.random((size, size))
+        img = base[None, None, :] * (0.75 + 0.45 * n[..., None])
+        span = rng.uniform(60, 140)
+    elif kind == "neoprene":
+        base = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(20, 80))
+        n = _fbm(rng, size, (1, 2, 8), (0.5, 0.3, 0.2))
+        img = base[None, None, :] * (0.85 + 0.3 * n[..., None])
+        # neoprene mats are often printed: a faint large pattern
+        if rng.random() < 0.5:
+            pat = _noise(rng, size, 40)
+            tint = _hsv_color(rng, rng.uniform(0, 180), 150, 120)
+            img = img * (1 - 0.25 * pat[..., None]) + tint * 0.25 * pat[..., None]
+        span = rng.uniform(100, 250)
+    elif kind == "wood":
+        base = _hsv_color(rng, rng.uniform(8, 22), rng.uniform(70, 170), rng.uniform(100, 210))
+        dark = base * rng.uniform(0.55, 0.75)
+        y, x = np.mgrid[0:size, 0:size].astype(np.float32)
+        warp = _fbm(rng, size, (8, 30, 90), (0.2, 0.4, 0.4)) * rng.uniform(15, 40)
+        freq = rng.uniform(6, 20) * 2 * np.pi / size
+        rings = 0.5 + 0.5 * np.sin((y + warp) * freq * np.round(rng.uniform(1, 3)))
+        fine = _noise(rng, size, 1)
+        fine = _wrap_blur(fine, 0.5, 6)
+        t = np.clip(rings ** 2 * 0.7 + 0.3 * fine, 0, 1)
+        img = base[None, None, :] * (1 - t[..., None]) + dark[None, None, :] * t[..., None]
+        if rng.random() < 0.6:  # planks
+            pw = size // int(rng.choice([2, 4]))
+            seam = (np.abs(((y + rng.integers(size)) % pw) - pw / 2) > pw / 2 - 1.5)
+            img[seam] *= 0.6
+            img = np.rot90(img, int(rng.integers(2)))
+        span = rng.uniform(150, 400)
+    elif kind == "cloth":
+        c1 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(20, 150), rng.uniform(60, 220))
+        c2 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(60, 240))
+        y, x = np.mgrid[0:size, 0:size].astype(np.float32)
+        p = int(rng.choice([16, 32, 64, 128]))
+        style = rng.integers(4)
+        if style == 0:
+            m = (((x // p) + (y // p)) % 2).astype(np.float32)
+        elif style == 1:
+            m = ((y // p) % 2).astype(np.float32)
+        elif style == 2:  # plaid
+            m = 0.5 * ((x // p) % 2) + 0.5 * ((y // p) % 2)
+        else:  # dots
+            m = (((x % p) - p / 2) ** 2 + ((y % p) - p / 2) ** 2 < (p / 4) ** 2).astype(np.float32)
+        m = cv2.GaussianBlur(m.astype(np.float32), (0, 0), 1.0)
+        weave = 0.5 + 0.5 * np.sin(x * np.pi / 2) * np.sin(y * np.pi / 2)
+        img = c1 * (1 - m[..., None]) + c2 * m[..., None]
+        img = img * (0.85 + 0.15 * weave[..., None]) * (0.9 + 0.2 * _noise(rng, size, 30)[..., None])
+        span = rng.uniform(100, 300)
+    elif kind == "cardboard":
+        base = _hsv_color(rng, rng.uniform(10, 25), rng.uniform(0, 110), rng.uniform(150, 215))
+        speck = (rng.random((size, size)) < 0.02).astype(np.float32)
+        speck = cv2.GaussianBlur(speck, (0, 0), 0.7)
+        n = _fbm(rng, size, (1, 4, 30), (0.3, 0.3, 0.4))
+        img = base[None, None, :] * (0.9 + 0.15 * n[..., None] - 0.6 * speck[..., None])
+        span = rng.uniform(80, 200)
+    else:  # paper / plain table
+        base = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 60) * rng.random(), rng.uniform(110, 240))
+        n = _fbm(rng, size, (2, 10, 50), (0.3, 0.3, 0.4))
+        img = base[None, None, :] * (0.93 + 0.1 * n[..., None])
+        span = rng.uniform(100, 300)
+    img = np.clip(img * 255, 0, 255).astype(np.uint8)
+    img.setflags(write=False)
+    return img, kind, float(span)

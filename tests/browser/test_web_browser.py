@@ -222,3 +222,46 @@ def test_judge_actions_without_the_token_are_refused(browser, table):
     status, _ = call("/api/override", table.token, override)
     assert status == 200 and table.log.head()[0] == before[0] + 1
     page.close()
+
+
+def write_recorded_roll(root, name: str) -> None:
+    """A roll as the live loop records it: frames of dice tumbling then still, reading, decision."""
+    from reader.recording import RecordingWriter
+
+    w = RecordingWriter(root / name, rules={"procedure": "banish", "cards": CARDS[:5], "count": 1})
+    for i in range(6):
+        img = tray_frame([("d6", 4)])
+        if i < 3:  # still tumbling: shifted
+            img = np.roll(img, (3 - i) * 60, axis=1)
+        w.add_frame(img)
+    w.add_event("settled", frame=5, still_s=0.6, latency_s=0.61)
+    w.add_event("reading", frame=5, dice=[{"die": "d6", "value": 4, "box": [200, 300, 400, 500],
+                                           "confidence": 0.97, "state": "flat"}])
+    w.add_event("decision", die="d6", value=4, result="banish", position=4, card=CARDS[3])
+    w.close()
+
+
+def test_replay_steps_through_a_recorded_roll_frame_by_frame(browser, table, artifacts):
+    write_recorded_roll(table.recordings, "0001")
+    write_recorded_roll(table.recordings, "0002")
+    (table.recordings / "0003.partial").mkdir()
+    page = browser.new_page(viewport={"width": 1600, "height": 900})
+    page.goto(table.url + "/replay#0001")
+    page.wait_for_selector("#rollList li.active[data-roll='0001']")
+    assert page.locator("#rollList li").count() == 2  # the unfinished roll is not offered as one
+    assert "0003.partial" in page.inner_text("#partials")
+    # it opens on the frame the roll was read from, with the reading and the decision
+    page.wait_for_function("document.getElementById('frame').naturalWidth > 0")
+    assert "frame 5" in page.inner_text("#frameInfo")
+    assert page.locator("#reading td.value").first.inner_text() == "4"
+    assert page.inner_text("#decisions") == "Banished #4 Spirit of Fire (D6 4)"
+    page.click("#first")
+    page.wait_for_function("document.getElementById('frameInfo').textContent.startsWith('frame 0')")
+    assert "no reading at this frame" in page.inner_text("#reading")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('frameInfo').textContent.startsWith('frame 1')")
+    page.click("#settled")
+    page.wait_for_function("document.getElementById('frameInfo').textContent.startsWith('frame 5')")
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(artifacts / "replay.png"))
+    page.close()

@@ -95,7 +95,7 @@ class RulesDecider:
             return f"{s.turn}: roll two D6"
         if s.procedure == "shuffle":
             return "more than 10 cards: shuffle and let the opponent pick"
-        return f"roll a {s.die.upper()}: {s.table.describe(s.remaining)}"
+        return f"roll {s.table.describe(s.remaining)}"
 
     def _roll_again(self, reason: str, die: str | None = None) -> list[dict]:
         from reader.rules import RollAgain

@@ -1,0 +1,95 @@
+"""`dice-reader replay`: the regression check of a recognizer on recorded rolls."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reader.cli import build_parser, main
+from reader.decide import RulesDecider
+from reader.loop import LiveLoop, LoopConfig
+from reader.sources import open_source
+from tray_fakes import TruthRecognizer, make_roll, make_rolls
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    src = make_rolls(tmp_path / "src", [[("d8", 8)], [("d8", 2)]])
+    rec = TruthRecognizer(src)
+    LiveLoop(open_source(str(src)), rec, RulesDecider.banish("A,B,C,D,E,F,G", die="d8"),
+             LoopConfig(out_dir=tmp_path / "rolls")).run()
+    return tmp_path / "rolls", src
+
+
+def _use(monkeypatch, recognizer):
+    monkeypatch.setattr("reader.commands.replay.load_recognizer", lambda models=None: recognizer)
+
+
+def test_same_model_same_result_exit_0(recorded, monkeypatch, capsys):
+    rolls, src = recorded
+    _use(monkeypatch, TruthRecognizer(src))
+    assert main(["replay", str(rolls / "0001"), f"recording:{rolls / '0002'}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("0001: D8 8 -> D8 shows 8: no card has that value, roll again   same")
+    assert out[1].endswith("0002: D8 2 -> D8 shows 2: banish card 2 (B); done: banished B; "
+                           "remaining A, C, D, E, F, G   same")
+
+
+def test_a_model_that_reads_differently_is_reported_exit_1(recorded, tmp_path, monkeypatch, capsys):
+    rolls, _ = recorded
+    other = make_rolls(tmp_path / "other", [[("d8", 8)], [("d8", 5)]])  # roll 2 now reads 5
+    _use(monkeypatch, TruthRecognizer(other))
+    assert main(["replay", str(rolls)]) == 1
+    captured = capsys.readouterr()
+    assert "0001: D8 8" in captured.out and "DIFFERS" in captured.out
+    assert "frame" in captured.out and "read D8 5, recorded D8 2" in captured.out
+    assert "1 of 2 roll(s) differ" in captured.err
+
+
+def test_json_and_progress_bar(recorded, monkeypatch, capsys):
+    rolls, src = recorded
+    _use(monkeypatch, TruthRecognizer(src))
+    assert main(["replay", str(rolls), "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    results = [json.loads(x) for x in captured.out.splitlines()]
+    assert [r["same"] for r in results] == [True, True]
+    assert results[1]["replayed_decisions"][0]["card"] == "B"
+    assert "2/2" in captured.err and "[" in captured.err
+
+
+def test_renderer_recording_is_compared_with_its_truth(tmp_path, monkeypatch, capsys):
+    roll = make_roll(tmp_path / "fixture", [("d12", 11), ("d20", None)])  # a cocked D20
+    _use(monkeypatch, TruthRecognizer(roll))
+    assert main(["replay", str(roll)]) == 0
+    assert "D12 11, D20 cocked   same" in capsys.readouterr().out
+
+
+def test_unreadable_frame_is_reported_and_fails(recorded, monkeypatch, capsys):
+    rolls, src = recorded
+    _use(monkeypatch, TruthRecognizer(src))
+    settled = [p for p in (rolls / "0002" / "frames").iterdir() if p.suffix == ".png"][0]
+    settled.write_bytes(b"broken")
+    assert main(["replay", str(rolls)]) == 1
+    out = capsys.readouterr().out
+    assert "0001" in out and "same" in out and "CANNOT REPLAY" in out and "corrupt" in out
+
+
+def test_partials_are_reported_not_replayed(recorded, monkeypatch, capsys):
+    rolls, src = recorded
+    _use(monkeypatch, TruthRecognizer(src))
+    (rolls / "0003.partial").mkdir()
+    assert main(["replay", str(rolls)]) == 0
+    assert "0003.partial is an unfinished recording" in capsys.readouterr().err
+    assert main(["replay", str(rolls / "0003.partial")]) == 2
+
+
+def test_missing_recording_is_a_clear_error(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nope")]) == 2
+    assert "no such recording" in capsys.readouterr().err
+
+
+def test_help_explains_the_exit_status():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert "Exit status: 0 all the same, 1 if any roll differs" in sub.choices["replay"].description

@@ -31,6 +31,9 @@ class NoRules:
     def prompt(self) -> str | None:
         return None
 
+    def roll_again(self, reason: str) -> list[dict]:
+        return []
+
 
 class RulesDecider:
     """Wraps a BanishSession or FirstPlayerSession; decisions are the rules events' JSON."""
@@ -96,6 +99,10 @@ class RulesDecider:
         if s.procedure == "shuffle":
             return "more than 10 cards: shuffle and let the opponent pick"
         return f"roll {s.table.describe(s.remaining)}"
+
+    def roll_again(self, reason: str) -> list[dict]:
+        """A roll-again decision that the rules did not make (the reader failed on the frame)."""
+        return [] if self.session.done else self._roll_again(reason)
 
     def _roll_again(self, reason: str, die: str | None = None) -> list[dict]:
         from reader.rules import RollAgain

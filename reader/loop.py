@@ -142,6 +142,11 @@ class LiveLoop:
             self._emit({"type": "note", "text": str(exc)})
             self.summary.stopped_because = str(exc)
             raise
+        except KeyboardInterrupt:
+            # the operator stopped: the roll under way is kept, complete, marked unread
+            self.summary.stopped_because = "interrupted"
+            self._end_roll_unread("interrupted", "stopped by the operator before the dice settled")
+            raise
         finally:
             if self._roll is not None:  # interrupted: the roll stays a .partial, as after a crash
                 self._roll.writer.abandon("the loop stopped before the roll was finished")
@@ -300,8 +305,13 @@ class LiveLoop:
         if self._roll is None:  # settled without a recorded start (camera came back mid-roll)
             self._start_roll(frame.t, triggered=verdict.triggered)
         index = self._write_frame(frame, force=True, lossless=True)
-        readings = list(self.recognizer.read_frame(frame.bgr))
-        decisions = self.decider.decide(readings)
+        try:
+            readings = list(self.recognizer.read_frame(frame.bgr))
+            decisions = self.decider.decide(readings)
+        except Exception as exc:  # a reader failure is a roll read as nothing, never a crash
+            readings = []
+            decisions = self.decider.roll_again(f"the reader failed on this frame: {exc}")
+            self._record("note", frame.t, text=f"reader failed: {exc}")
         latency = verdict.still_s + (self.clock() - arrived)
         self._record("settled", frame.t, frame=index, still_s=round(verdict.still_s, 3),
                      latency_s=round(latency, 3))

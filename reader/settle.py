@@ -2,8 +2,9 @@
 
     idle --motion or tower trigger--> moving --no motion--> still --settle_s of stillness--> verdict
 
-The verdict is `Settled` (read this frame) or `NotARoll` (the tray changed too much, e.g. a hand
-resting in it, or nothing changed at all after a bump). Stillness is judged against both the
+The verdict is `Settled` (read this frame) or `NotARoll`: the tray changed too much (a hand
+resting in it), or not at all (a bump, or a tower drop whose dice never reached the tray: reading
+the unchanged tray would read the previous roll's dice again). Stillness is judged against both the
 previous frame and the frame where stillness began, so dice creeping slowly never look still.
 A hand in the tray moves (no verdict) or, resting still, covers far more of the tray than dice
 can (NotARoll). Pure: numpy/cv2 arithmetic on arrays handed in, no camera, no clock of its own.
@@ -158,6 +159,10 @@ class SettleDetector:
         if changed > c.max_change_fraction:
             return NotARoll(t, f"{changed:.0%} of the tray changed: something large is in it "
                                "(a hand?), not dice")
-        if changed < c.min_change_fraction and not triggered:
+        if changed < c.min_change_fraction:
+            # never read an unchanged tray: it would read the previous roll's dice again
+            if triggered:
+                return NotARoll(t, "the tower saw dice fall but the tray did not change "
+                                   "(dice stuck in the tower, or missed the tray?)")
             return NotARoll(t, "the tray moved but nothing in it changed (a bump?)")
         return Settled(t, self._still_since, t - self._still_since, changed, triggered)

@@ -14,7 +14,7 @@ from reader.errors import DiceReaderError
 from reader.loop import LiveLoop, LoopConfig
 from reader.recording import RecordingReader, find_partials, list_rolls
 from reader.settle import SettleConfig
-from reader.sources import MemorySource, SourceBack, SourceLost, open_source
+from reader.sources import Frame, MemorySource, SourceBack, SourceLost, open_source
 from tray_fakes import TruthRecognizer, make_rolls, roll_frames, tray
 
 
@@ -192,3 +192,48 @@ def test_disk_filling_while_recording_stops_with_a_clear_message_and_no_corrupt_
     with pytest.raises(DiceReaderError, match="unfinished"):
         RecordingReader(tmp_path / "rolls" / "0002")
     assert any("disk full" in e.get("text", "") for e in events)
+
+
+class _BrokenRecognizer:
+    def read_frame(self, bgr):
+        raise RuntimeError("model exploded")
+
+
+def test_a_recognizer_failure_is_roll_again_and_the_loop_goes_on(tmp_path):
+    src = make_rolls(tmp_path / "src", [[("d6", 3)], [("d6", 4)]])
+    summary, events, _ = _run(src, RulesDecider.banish("A,B,C,D,E", count=2, die="d6"),
+                              tmp_path / "rolls", recognizer=_BrokenRecognizer())
+    decisions = [e for e in events if e["type"] == "decision"]
+    assert [d["result"] for d in decisions] == ["roll-again", "roll-again"]
+    assert "model exploded" in decisions[0]["reason"] and decisions[0]["value"] is None
+    assert [r.outcome for r in summary.rolls] == ["read", "read"]
+
+
+def test_operator_interrupt_keeps_the_roll_complete_and_marked(tmp_path):
+    frames, still_from, _ = roll_frames(1, seed=2)
+
+    def items():
+        yield from frames[: still_from - 1]
+        raise KeyboardInterrupt
+
+    loop = LiveLoop(MemorySource(items()), TruthRecognizer(), None, LoopConfig(out_dir=tmp_path / "r"))
+    with pytest.raises(KeyboardInterrupt):
+        loop.run()
+    r = RecordingReader(tmp_path / "r" / "0001")
+    assert r.manifest["outcome"] == "interrupted" and not r.of_type("reading")
+    assert not find_partials(tmp_path / "r")
+
+
+def test_tower_drop_with_an_unchanged_tray_never_rereads_the_old_dice(tmp_path):
+    frames, _, _ = roll_frames(1, seed=2)
+    last = frames[-1]
+    n = len(frames)
+    trigger = Frame(n, n / 10, last, events=[{"type": "trigger", "source": "tower", "seq": 9}])
+    items = frames + [trigger] + [Frame(n + 1 + k, (n + 1 + k) / 10, last) for k in range(10)]
+    src = make_rolls(tmp_path / "src", [[("d6", 5)]], seed=1)  # truth for these frames
+    rec = TruthRecognizer(src)
+    summary = LiveLoop(MemorySource(items), rec, None, LoopConfig(out_dir=tmp_path / "r")).run()
+    assert [r.outcome for r in summary.rolls] == ["read", "not a roll"]
+    assert rec.calls == 1
+    note = RecordingReader(summary.rolls[1].path).of_type("note")[0]["text"]
+    assert "tray did not change" in note

@@ -147,6 +147,9 @@ def run(args) -> int:
             print(f"stopped: {exc}", file=sys.stderr)
             _print_summary(loop.summary, decider, args.json)
             return 2
+        except KeyboardInterrupt:
+            _print_summary(loop.summary, decider, args.json)
+            return 130
     finally:
         if tower is not None:
             tower.stop()

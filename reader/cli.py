@@ -15,6 +15,7 @@ from reader.errors import DiceReaderError
 # name -> module under reader.commands. The module has HELP, add_arguments(parser), run(args) -> int.
 COMMANDS: dict[str, str] = {
     "log": "log",
+    "serve": "serve",
     "read": "read",
     "evaluate": "evaluate",
     "bench": "bench",

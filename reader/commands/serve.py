@@ -1,0 +1,181 @@
+"""`dice-reader serve`: the live tray with its web views: overlay, judge's view, replay, roll log.
+
+Same tray and rules options as `watch`; the loop runs on this thread, the web server on its own.
+Every roll lands in the roll log (--log, default OUT/rolls.db) pointing at its recording in --out.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import sys
+import threading
+from pathlib import Path
+
+from reader.errors import DiceReaderError
+
+HELP = ("Watch a tray like `watch`, and serve a live overlay (OBS), the judge's view (token "
+        "needed for actions) and replay of the recorded rolls; every roll goes into the roll log.")
+
+TOKEN_ENV = "DICE_READER_JUDGE_TOKEN"
+
+
+def add_arguments(p) -> None:
+    from reader.commands import watch
+
+    watch.add_arguments(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument("--log", metavar="LOG.db", help="roll log (default OUT/rolls.db)")
+    p.add_argument("--exit-when-done", action="store_true",
+                   help="stop serving when the source ends or the rules are done "
+                        "(default: keep serving for review until Ctrl-C)")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Wiring:
+    """Connects the loop's callbacks to the hub, and keeps the match state on the pages current."""
+
+    def __init__(self, hub, decider, printer) -> None:
+        self.hub = hub
+        self.decider = decider
+        self.printer = printer
+        self.lock = threading.Lock()
+
+    def match(self) -> dict | None:
+        session = getattr(self.decider, "session", None)
+        if session is None:
+            return None
+        with self.lock:
+            return {"type": "match", **session.to_json()}
+
+    def on_event(self, event: dict) -> None:
+        self.printer(event)
+        self.hub.publish(event)
+        if event.get("type") == "decision" or (event.get("type") == "roll_saved"):
+            m = self.match()
+            if m is not None:
+                self.hub.publish(m)
+
+    def on_frame(self, index, bgr, readings) -> None:
+        self.hub.set_frame(index, bgr, readings)
+
+
+def run(args) -> int:
+    from reader.commands import watch
+    from reader.commands.replay import load_recognizer
+    from reader.loop import LiveLoop, LoopConfig
+    from reader.recording import find_partials
+    from reader.rolllog import RollLog
+    from reader.settle import SettleConfig
+    from reader.sources import open_source
+    from reader.web.evidence import RollLogger
+    from reader.web.hub import Hub
+    from reader.web.server import WebServer, make_app, new_token
+
+    if args.max_rolls is not None and args.max_rolls < 1:
+        raise DiceReaderError("--max-rolls must be at least 1")
+    if not 0 <= args.port <= 65535:
+        raise DiceReaderError(f"--port {args.port} is not a port number")
+    try:
+        settle = SettleConfig(settle_s=args.settle_s)
+    except ValueError as exc:
+        raise DiceReaderError(str(exc)) from None
+    decider = watch.build_decider(args)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for p in find_partials(out_dir):
+        print(f"warning: {p} is an unfinished roll from an earlier run (crash or full disk); "
+              "it is not a valid recording and is kept for inspection", file=sys.stderr)
+    recognizer = load_recognizer(args.models)
+    log = RollLog(args.log or out_dir / "rolls.db")
+    verdict = log.verify()
+    if not verdict.ok:
+        log.close()
+        raise DiceReaderError(f"the roll log {log.path} does not verify ({verdict.message()}); "
+                              "keep it as evidence and start a new one with --log")
+    hub = Hub()
+    logger = RollLogger(log, hub.publish, out_dir)
+    hub.listen(logger)
+    printer = watch.Printer(args.json)
+    wiring = Wiring(hub, decider, printer)
+    token = os.environ.get(TOKEN_ENV) or new_token()
+
+    def on_reroll(reason: str) -> None:
+        printer({"type": "note", "text": f"judge: call the roll again ({reason or 'no reason given'})"})
+
+    source = tower = raw = server = None
+    try:
+        source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
+                             exposure=args.exposure, white_balance=args.white_balance)
+        server = WebServer(make_app(hub, log, token, out_dir, on_reroll=on_reroll),
+                           args.host, args.port).start()
+        _announce(server, token, log, args.host)
+        rules = decider.rules_json()
+        log.append("match", {"rules": rules, "source": args.source, "tower": args.tower,
+                             "recordings": str(out_dir.resolve()), "server": server.url})
+        m = wiring.match()
+        if m is not None:
+            hub.publish(m)
+        if args.tower:
+            from reader.tower.port import TowerPort
+
+            raw = open(args.raw_log or out_dir / "tower-raw.log", "a", encoding="utf-8")
+            tower = TowerPort(args.tower, raw_log=raw).start()
+        if not args.json and hasattr(decider, "prompt") and decider.prompt():
+            print(decider.prompt(), flush=True)
+        models = getattr(recognizer, "versions", None)
+        loop = LiveLoop(source, recognizer, decider,
+                        LoopConfig(out_dir=out_dir, settle=settle, max_rolls=args.max_rolls,
+                                   realtime=args.realtime),
+                        tower=tower, on_event=wiring.on_event, on_frame=wiring.on_frame,
+                        models=models if isinstance(models, dict) else {})
+        try:
+            summary = loop.run()
+            stopped = summary.stopped_because or "the loop ended"
+            code = 0
+        except DiceReaderError as exc:
+            stopped, code = f"stopped: {exc}", 2
+            print(stopped, file=sys.stderr)
+        logger.close()
+        hub.publish({"type": "note", "text": f"live loop ended: {stopped}"})
+        print(f"live loop ended: {stopped}", flush=True)
+        if not args.exit_when_done:
+            print(f"still serving {server.url}/replay and the judge's view; Ctrl-C to stop", flush=True)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                print("stopped serving", flush=True)
+        return code
+    finally:
+        logger.close()
+        if server is not None:
+            server.stop()
+        if tower is not None:
+            tower.stop()
+        if raw is not None:
+            raw.close()
+        if source is not None:
+            source.close()
+        log.close()
+
+
+def _announce(server, token: str, log, host: str) -> None:
+    print(f"overlay (OBS browser source, 1920x1080): {server.url}/overlay", flush=True)
+    print(f"judge's view: {server.url}/judge?token={token}", flush=True)
+    print(f"judge token: {token}", flush=True)
+    print(f"replay: {server.url}/replay", flush=True)
+    seq, head = log.head()
+    print(f"roll log: {log.path} ({seq} entries, head {head[:16]}...)", flush=True)
+    if not _is_loopback(host):
+        print(f"warning: serving on {host}: other machines can open the overlay and replay; "
+              "judge actions still need the token", file=sys.stderr, flush=True)

@@ -70,3 +70,24 @@ def test_bench_text_output(capsys):
     out = capsys.readouterr().out
     assert "peak memory (RSS high-water):" in out
     assert [line.split()[0] for line in out.splitlines()[2:5]] == ["1", "4", "10"]
+
+
+def test_dice_are_cut_from_finished_recordings_only(tmp_path):
+    import cv2
+
+    def recording(folder, box):
+        (folder / "frames").mkdir(parents=True)
+        img = np.full((240, 320, 3), 50, np.uint8)
+        x0, y0, x1, y1 = box
+        img[y0:y1, x0:x1] = 220
+        cv2.imwrite(str(folder / "frames" / "000000.png"), img)
+        events = [{"t": 0.0, "type": "frame", "index": 0, "file": "frames/000000.png"},
+                  {"t": 0.0, "type": "truth", "frame": 0,
+                   "dice": [{"die": "d6", "value": 2, "box": list(box), "state": "flat"}]}]
+        (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+
+    recording(tmp_path / "roll" / "0001", (100, 50, 140, 90))
+    recording(tmp_path / "roll" / "0002.partial", (10, 10, 60, 60))  # unfinished: not used
+    crops = bench._crops_from_recordings(tmp_path, limit=10)
+    assert [c.shape for c in crops] == [(40, 40, 3)]
+    assert crops[0].min() == 220  # the die, not the tray around it

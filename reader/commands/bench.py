@@ -82,6 +82,8 @@ def _crops_from_recordings(root: Path, limit: int):
     crops = []
     for events in sorted(root.rglob("events.jsonl")) if root.is_dir() else []:
         folder = events.parent
+        if any(part.endswith(".partial") for part in folder.parts):
+            continue  # an unfinished recording
         files = {}
         truths = []
         try:

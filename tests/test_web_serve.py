@@ -95,12 +95,30 @@ def test_serve_runs_the_loop_logs_every_roll_and_serves_the_match(tmp_path):
         assert [d["result"] for d in log["entries"][2]["payload"]["decisions"]] == ["banish"]
 
         assert [r["name"] for r in get(base + "/api/rolls")["rolls"]] == ["0001", "0002", "0003"]
-        res = post(base + "/api/override", {"of": 2, "die": 0, "value": 4, "reason": "6 was a misread 4"},
-                   TOKEN)
-        assert res["seq"] == 5
         with pytest.raises(urllib.error.HTTPError) as refused:
-            post(base + "/api/override", {"of": 2, "die": 0, "value": 4, "reason": "x"}, "wrong")
+            post(base + "/api/override", {"of": 4, "die": 0, "value": 4, "reason": "x"}, "wrong")
         assert refused.value.code == 403
+
+        # the judge reads the last roll as a 4, not a 2: the rules decide that roll again
+        res = post(base + "/api/override", {"of": 4, "die": 0, "value": 4, "reason": "2 was a misread 4"},
+                   TOKEN)
+        assert res["seq"] == 5 and res["redecided"]["seq"] == 6
+        state = get(base + "/api/state")
+        assert state["roll"]["decision_text"] == "Banished: #4 E"  # A, B, D, E left after C: 4 is E
+        assert state["roll"]["dice"][0]["overridden"] and state["roll"]["judge_reason"] == "2 was a misread 4"
+        assert state["match"]["remaining"] == ["A", "B", "D"] and state["match"]["done"]
+
+        # an older roll can be overridden (logged) but its decision is not changed
+        res = post(base + "/api/override", {"of": 2, "die": 0, "value": 5, "reason": "6 was a 5"}, TOKEN)
+        assert res["seq"] == 7 and res["redecided"] is None
+        assert get(base + "/api/state")["match"]["remaining"] == ["A", "B", "D"]
+
+        # the judge calls the last roll again: its banish is taken back
+        res = post(base + "/api/reroll", {"reason": "die bounced off the tray"}, TOKEN)
+        assert res["seq"] == 8
+        state = get(base + "/api/state")
+        assert state["match"]["remaining"] == ["A", "B", "D", "E"] and not state["match"]["done"]
+        assert state["roll"]["decision_text"] == "Judge: roll again"
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -110,8 +128,15 @@ def test_serve_runs_the_loop_logs_every_roll_and_serves_the_match(tmp_path):
             raise
     assert proc.returncode == 0, proc.stderr.read()
     with RollLog(out / "rolls.db") as log:
-        assert log.verify().ok and log.head()[0] == 5
-        assert log.get(5).payload["reason"] == "6 was a misread 4"
+        assert log.verify().ok
+        assert [e.kind for e in log.entries()] == ["match", "roll", "roll", "roll", "override", "roll",
+                                                   "override", "reroll"]
+        assert log.get(5).payload["reason"] == "2 was a misread 4" and log.get(5).payload["of"] == 4
+        corrected = log.get(6)
+        assert corrected.payload["corrects"] == 5 and corrected.recording == "0003"
+        assert corrected.payload["decisions"][0] == {"die": "d6", "value": 4, "result": "banish",
+                                                     "position": 4, "card": "E"}
+        assert log.get(4).payload["decisions"][0]["card"] == "B"  # the original stays as it was
 
 
 def test_serve_binds_to_this_machine_only_unless_told():

@@ -43,31 +43,68 @@ def _is_loopback(host: str) -> bool:
 
 
 class Wiring:
-    """Connects the loop's callbacks to the hub, and keeps the match state on the pages current."""
+    """Connects the loop's callbacks to the hub, keeps the match state on the pages current, and
+    applies the judge's corrections to the rules (see reader/web/judging.py)."""
 
-    def __init__(self, hub, decider, printer) -> None:
+    def __init__(self, hub, decider, printer, log) -> None:
+        from reader.web.judging import JudgedRules
+
         self.hub = hub
-        self.decider = decider
+        self.rules = JudgedRules(decider) if hasattr(decider, "procedure") else None
+        self.decider = self.rules or decider
         self.printer = printer
-        self.lock = threading.Lock()
+        self.log = log
 
     def match(self) -> dict | None:
         session = getattr(self.decider, "session", None)
         if session is None:
             return None
-        with self.lock:
-            return {"type": "match", **session.to_json()}
+        return {"type": "match", **session.to_json()}
 
     def on_event(self, event: dict) -> None:
+        if self.rules is not None:
+            self.rules.note_event(event)
         self.printer(event)
         self.hub.publish(event)
-        if event.get("type") == "decision" or (event.get("type") == "roll_saved"):
+        if event.get("type") in ("decision", "roll_saved"):
             m = self.match()
             if m is not None:
                 self.hub.publish(m)
 
     def on_frame(self, index, bgr, readings) -> None:
         self.hub.set_frame(index, bgr, readings)
+
+    def on_override(self, entry) -> dict | None:
+        """The judge corrected a die: decide that roll again if it is the latest one."""
+        p = entry.payload
+        redone = self.rules.override(entry.roll, p["die"], p["value"], p["state"]) if self.rules else None
+        if redone is None:
+            text = (f"override #{entry.seq} logged; roll {entry.roll} is not the latest decided roll, "
+                    "so no decision was changed: correct the match by hand if needed")
+            self.printer({"type": "note", "text": text})
+            self.hub.publish({"type": "note", "roll": entry.roll, "text": text})
+            return None
+        dice, decisions = redone
+        e = self.log.append("roll", {"dice": dice, "decisions": decisions, "corrects": entry.seq,
+                                     "frame": None}, roll=entry.roll, recording=entry.recording)
+        for d in decisions:
+            ev = {"type": "decision", "roll": entry.roll, "judge": True, **d}
+            self.printer(ev)
+            self.hub.publish(ev)
+        self.hub.publish({"type": "logged", "roll": entry.roll, "seq": e.seq})
+        m = self.match()
+        if m is not None:
+            self.hub.publish(m)
+        return {"seq": e.seq, "decisions": decisions}
+
+    def on_reroll(self, roll: str | None, reason: str) -> None:
+        """The judge called the roll again: take its effect on the rules back."""
+        taken = self.rules.take_back(roll) if self.rules else False
+        self.printer({"type": "note", "text": f"judge: roll {roll} is called again ({reason or 'no reason given'})"
+                      + ("; its decision is taken back" if taken else "")})
+        m = self.match()
+        if m is not None:
+            self.hub.publish(m)
 
 
 def run(args) -> int:
@@ -107,20 +144,18 @@ def run(args) -> int:
     logger = RollLogger(log, hub.publish, out_dir)
     hub.listen(logger)
     printer = watch.Printer(args.json)
-    wiring = Wiring(hub, decider, printer)
+    wiring = Wiring(hub, decider, printer, log)
     token = os.environ.get(TOKEN_ENV) or new_token()
-
-    def on_reroll(reason: str) -> None:
-        printer({"type": "note", "text": f"judge: call the roll again ({reason or 'no reason given'})"})
 
     source = tower = raw = server = None
     try:
         source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                              exposure=args.exposure, white_balance=args.white_balance)
-        server = WebServer(make_app(hub, log, token, out_dir, on_reroll=on_reroll),
+        server = WebServer(make_app(hub, log, token, out_dir, on_reroll=wiring.on_reroll,
+                                    on_override=wiring.on_override),
                            args.host, args.port).start()
         _announce(server, token, log, args.host)
-        rules = decider.rules_json()
+        rules = wiring.decider.rules_json()
         log.append("match", {"rules": rules, "source": args.source, "tower": args.tower,
                              "recordings": str(out_dir.resolve()), "server": server.url})
         m = wiring.match()
@@ -131,10 +166,10 @@ def run(args) -> int:
 
             raw = open(args.raw_log or out_dir / "tower-raw.log", "a", encoding="utf-8")
             tower = TowerPort(args.tower, raw_log=raw).start()
-        if not args.json and hasattr(decider, "prompt") and decider.prompt():
-            print(decider.prompt(), flush=True)
+        if not args.json and hasattr(decider, "prompt") and wiring.decider.prompt():
+            print(wiring.decider.prompt(), flush=True)
         models = getattr(recognizer, "versions", None)
-        loop = LiveLoop(source, recognizer, decider,
+        loop = LiveLoop(source, recognizer, wiring.decider,
                         LoopConfig(out_dir=out_dir, settle=settle, max_rolls=args.max_rolls,
                                    realtime=args.realtime),
                         tower=tower, on_event=wiring.on_event, on_frame=wiring.on_frame,

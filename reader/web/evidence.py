@@ -30,7 +30,8 @@ class RollLogger:
     def __call__(self, event: dict) -> None:
         kind = event.get("type")
         roll = event.get("roll")
-        if roll is None or kind not in ("roll_started", "reading", "decision", "roll_saved"):
+        if roll is None or kind not in ("roll_started", "reading", "decision", "roll_saved") \
+                or event.get("judge"):  # a judge's re-decision is logged by whoever made it
             return
         roll = str(roll)
         flush: list[str] = []

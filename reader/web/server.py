@@ -42,6 +42,7 @@ LOG = web.AppKey("log", RollLog)
 TOKEN = web.AppKey("token", str)
 ROOT = web.AppKey("recordings", Path)
 ON_REROLL = web.AppKey("on_reroll", object)
+ON_OVERRIDE = web.AppKey("on_override", object)
 SOCKETS = web.AppKey("sockets", set)
 
 
@@ -157,7 +158,11 @@ async def override(request: web.Request) -> web.Response:
     request.app[HUB].publish({"type": "override", "seq": entry.seq, "of": of, "roll": entry.roll,
                               "die": die, "value": entry.payload["value"], "state": state_,
                               "reason": reason, "by": by})
-    return web.json_response({"seq": entry.seq, "hash": entry.hash})
+    callback = request.app[ON_OVERRIDE]
+    redecided = None
+    if callable(callback):  # the rules decide the roll again with the judge's reading
+        redecided = await loop.run_in_executor(None, callback, entry)
+    return web.json_response({"seq": entry.seq, "hash": entry.hash, "redecided": redecided})
 
 
 @_judge_only
@@ -172,10 +177,10 @@ async def reroll(request: web.Request) -> web.Response:
             request.app[LOG].append, "reroll", {"reason": reason, "by": "judge"}, roll=roll))
     except DiceReaderError as exc:
         return _error(500, str(exc))
-    callback = request.app[ON_REROLL]
-    if callable(callback):
-        callback(reason)
     hub.publish({"type": "judge_reroll", "seq": entry.seq, "roll": roll, "reason": reason})
+    callback = request.app[ON_REROLL]
+    if callable(callback):  # the rules take the roll back
+        await loop.run_in_executor(None, callback, roll, reason)
     return web.json_response({"seq": entry.seq, "hash": entry.hash})
 
 
@@ -266,13 +271,15 @@ async def recording_file(request: web.Request) -> web.StreamResponse:
 # -- the app -----------------------------------------------------------------------------------
 
 def make_app(hub: Hub, log: RollLog, token: str, recordings: str | Path,
-             on_reroll: Callable[[str], None] | None = None) -> web.Application:
+             on_reroll: Callable[[str | None, str], None] | None = None,
+             on_override: Callable[[object], object] | None = None) -> web.Application:
     app = web.Application(client_max_size=64 * 1024)
     app[HUB] = hub
     app[LOG] = log
     app[TOKEN] = token
     app[ROOT] = Path(recordings).resolve()
     app[ON_REROLL] = on_reroll
+    app[ON_OVERRIDE] = on_override
     app[SOCKETS] = set()
     app.router.add_get("/", index)
     app.router.add_get("/favicon.ico", no_icon)

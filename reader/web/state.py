@@ -106,7 +106,9 @@ class TableState:
 
     def _on_decision(self, e: dict) -> None:
         r = self._roll(e.get("roll"))
-        d = {k: v for k, v in e.items() if k not in ("t", "type", "roll")}
+        d = {k: v for k, v in e.items() if k not in ("t", "type", "roll", "judge")}
+        if e.get("judge") and r.get("rejudged"):  # the judge's reading replaces the decisions
+            r["decisions"], r["rejudged"], r["decision_text"] = [], False, ""
         r["decisions"].append(d)
         text = decision_text(d)
         if d.get("result") != "done" or not r["decision_text"]:
@@ -143,6 +145,7 @@ class TableState:
                 die.update(value=e.get("value"), state=e.get("state", "flat"), confidence=1.0,
                            overridden=True, was=die.get("value"))
             r["overrides"].append(entry)
+            r["rejudged"] = True
             shown = e.get("value") if e.get("value") is not None else e.get("state")
             r["decision_text"] = f"Judge: die {(i or 0) + 1} is {shown}"
             r["judge_reason"] = e.get("reason")

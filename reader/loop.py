@@ -257,6 +257,10 @@ class LiveLoop:
         self.summary.frames += 1
         self._last_frame_t = frame.t
         arrived = self.clock()
+        if frame.cut:  # the next recorded roll: a new scene, judged on its own
+            self._end_roll_unread("source ended", "the recording ended before the dice settled")
+            self.settle.reset()
+            self._recent.clear()
         for ev in frame.events:  # triggers recorded with the frames (recording sources)
             if ev.get("type") == "trigger":
                 self._trigger(frame.t, {k: v for k, v in ev.items() if k not in ("t", "type", "roll")})
@@ -307,11 +311,17 @@ class LiveLoop:
         index = self._write_frame(frame, force=True, lossless=True)
         try:
             readings = list(self.recognizer.read_frame(frame.bgr))
-            decisions = self.decider.decide(readings)
         except Exception as exc:  # a reader failure is a roll read as nothing, never a crash
-            readings = []
+            readings = None
             decisions = self.decider.roll_again(f"the reader failed on this frame: {exc}")
             self._record("note", frame.t, text=f"reader failed: {exc}")
+        if readings is not None:
+            if not readings and not verdict.triggered:
+                # dice picked up (the tray was cleared): not a roll; a tower drop still counts
+                self._not_a_roll(frame, "no dice in the tray after it settled (dice picked up?)")
+                return
+            decisions = self.decider.decide(readings)
+        readings = readings or []
         latency = verdict.still_s + (self.clock() - arrived)
         self._record("settled", frame.t, frame=index, still_s=round(verdict.still_s, 3),
                      latency_s=round(latency, 3))

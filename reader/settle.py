@@ -32,10 +32,14 @@ def small_view(bgr: np.ndarray, width: int = SMALL_WIDTH) -> np.ndarray:
 
 
 def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_threshold: int = 18) -> float:
-    """Fraction of pixels where some colour channel differs by more than `pixel_threshold`."""
+    """Fraction of pixels where some colour channel differs by more than `pixel_threshold`, after
+    removing the global shift of each channel (auto exposure, a cloud: light, not dice)."""
     if a.shape != b.shape:
         return 1.0  # the camera changed resolution: everything changed
-    diff = np.abs(a.astype(np.int16) - b.astype(np.int16))
+    diff = a.astype(np.int16) - b.astype(np.int16)
+    flat = diff.reshape(-1, diff.shape[2]) if diff.ndim == 3 else diff.reshape(-1, 1)
+    shift = np.median(flat, axis=0).astype(np.int16)
+    diff = np.abs(diff - (shift if diff.ndim == 3 else shift[0]))
     if diff.ndim == 3:
         diff = diff.max(axis=2)
     return float(np.count_nonzero(diff > pixel_threshold)) / diff.size

@@ -41,6 +41,7 @@ class Frame:
     bgr: np.ndarray
     events: list[dict] = field(default_factory=list)
     origin: str = ""  # where it came from: "rolls/0007#12", "frames/x.jpg"...
+    cut: bool = False  # first frame of another recording: what came before is not this scene
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,8 @@ class RecordingSource(FrameSource):
         from reader.recording import FrameError
 
         offset, n = 0.0, 0
-        for roll in self.rolls:
+        for k, roll in enumerate(self.rolls):
+            first = k > 0
             pending = sorted((e for e in roll.events if e.get("type") == "trigger"),
                              key=lambda e: e["t"])
             last_t = 0.0
@@ -200,7 +202,8 @@ class RecordingSource(FrameSource):
                 except FrameError as exc:
                     self.frame_errors.append(str(exc))
                     continue
-                yield Frame(n, t + offset, img, events, origin=f"{roll.path}#{index}")
+                yield Frame(n, t + offset, img, events, origin=f"{roll.path}#{index}", cut=first)
+                first = False
                 n += 1
                 last_t = t
             offset += last_t + 1.0  # a second of nothing between rolls

@@ -237,3 +237,18 @@ def test_tower_drop_with_an_unchanged_tray_never_rereads_the_old_dice(tmp_path):
     assert rec.calls == 1
     note = RecordingReader(summary.rolls[1].path).of_type("note")[0]["text"]
     assert "tray did not change" in note
+
+
+def test_picking_the_dice_up_is_not_a_roll(tmp_path):
+    src = make_rolls(tmp_path / "src", [[("d6", 4)]])
+    frames = [f for f in open_source(str(src))]
+    empty = tray([])
+    items = [f.bgr for f in frames] + [empty] * 10  # the die is taken out of the tray
+    rec = TruthRecognizer(src)
+    events = []
+    summary = LiveLoop(MemorySource(items), rec, RulesDecider.banish("A,B,C,D,E", die="d6", count=2),
+                       LoopConfig(out_dir=tmp_path / "r"), on_event=events.append).run()
+    assert [r.outcome for r in summary.rolls] == ["read"]  # one roll; the pick-up is not another
+    assert [e["result"] for e in events if e["type"] == "decision"] == ["banish"]
+    assert "dice picked up" in [e for e in events if e["type"] == "not_a_roll"][0]["reason"]
+    assert [p.name for p in (tmp_path / "r").iterdir()] == ["0001"]

@@ -93,3 +93,28 @@ def test_help_explains_the_exit_status():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     assert "Exit status: 0 all the same, 1 if any roll differs" in sub.choices["replay"].description
+
+
+def test_fixture_expected_decisions_are_checked(tmp_path, monkeypatch, capsys):
+    from reader.recording import RecordingWriter
+    from tray_fakes import roll_frames
+
+    frames, still_from, boxes = roll_frames(1, seed=1)
+    truth = [{"die": "d8", "value": 3, "box": boxes[0], "state": "flat"}]
+    rules = RulesDecider.banish("A,B,C,D,E,F,G", die="d8").rules_json()
+    for name, expected_card in (("good", "C"), ("stale", "D")):
+        with RecordingWriter(tmp_path / name, rules=rules, frame_ext=".png") as w:
+            for i, img in enumerate(frames):
+                w.add_frame(img, t=i / 10)
+                if i >= still_from:
+                    w.add_event("truth", t=i / 10, frame=i, dice=truth)
+            pos = "CD".index(expected_card) + 3
+            w.add_event("expected", t=2.0, frame=len(frames) - 1,
+                        decisions=[{"die": "d8", "value": 3, "result": "banish", "position": pos,
+                                    "card": expected_card}, {"result": "done", "banished": [
+                                        {"position": pos, "card": expected_card}],
+                                        "remaining": [c for c in "ABCDEFG" if c != expected_card]}])
+    _use(monkeypatch, TruthRecognizer(tmp_path / "good"))
+    assert main(["replay", str(tmp_path / "good")]) == 0
+    assert main(["replay", str(tmp_path / "stale")]) == 1  # expected decisions that the rules do not give
+    assert "decision now: D8 shows 3: banish card 3 (C)" in capsys.readouterr().out

@@ -3,7 +3,8 @@
 The regression check for a new model on old rolls: every roll's settled frame is read again with
 the current recognizer, the rules are run again from the session state recorded in the roll's
 manifest, and readings and decisions are compared with what was recorded. A recording with no
-readings (a renderer fixture) is compared with its ground truth instead.
+readings (a renderer fixture) is compared with its ground truth, and with its "expected"
+decisions when it has them.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
     rec = RecordingReader(path)
     out = RollReplay(rec.name, rec.path, "recording", outcome=rec.manifest.get("outcome", "read"))
     reading_events = rec.of_type("reading")
+    # a rendered fixture has no readings but may say which decisions its truth leads to
+    expected = [] if reading_events else rec.of_type("expected")
     if reading_events:
         targets = [(e["frame"], e.get("dice", [])) for e in reading_events]
     else:
@@ -132,10 +135,11 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
         if Counter(map(_key, recorded)) != Counter(map(_key, replayed)):
             out.differences.append(
                 f"frame {frame_index}: read {_show(replayed)}, recorded {_show(recorded)}")
-        if reading_events:
+        if reading_events or expected:
             out.replayed_decisions += decider.decide(readings)
-    if reading_events:
-        out.recorded_decisions = [_strip(d) for d in rec.decisions()]
+    if reading_events or expected:
+        out.recorded_decisions = ([_strip(d) for d in rec.decisions()] if reading_events
+                                  else list(expected[-1].get("decisions", [])))
         if out.recorded_decisions != out.replayed_decisions:
             from reader.decide import describe_decision
 

@@ -102,6 +102,7 @@ class LiveLoop:
         self._pending_problems: dict[str, int] = {}
         self._last_warn = -1e9
         self._pace_start: tuple[float, float] | None = None
+        self._stop_requested = False
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -154,7 +155,16 @@ class LiveLoop:
             self._flush_problems(force=True)
         return self.summary
 
+    def stop(self) -> None:
+        """Ask a running loop (in another thread) to stop after the current frame."""
+        self._stop_requested = True
+
     def _should_stop(self) -> bool:
+        if self._stop_requested:
+            self.summary.stopped_because = "stopped"
+            if self._roll is not None:
+                self._end_roll_unread("stopped", "stopped before the dice settled")
+            return True
         read = sum(1 for r in self.summary.rolls if r.outcome == "read")
         if self.config.max_rolls is not None and read >= self.config.max_rolls and self._roll is None:
             self.summary.stopped_because = f"{read} roll(s) read"
@@ -221,7 +231,7 @@ class LiveLoop:
                 self._pending_problems[key] = self._pending_problems.get(key, 0) + 1
                 if isinstance(ev, p.Lost) and self._roll is not None:
                     self._record("note", t, text=f"tower: {ev.text}")
-            elif isinstance(ev, p.Fault):
+            elif isinstance(ev, (p.Fault, p.Hello)):
                 self._emit({"type": "note", "text": p.describe(ev)})
         self._flush_problems()
 

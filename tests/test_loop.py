@@ -252,3 +252,18 @@ def test_picking_the_dice_up_is_not_a_roll(tmp_path):
     assert [e["result"] for e in events if e["type"] == "decision"] == ["banish"]
     assert "dice picked up" in [e for e in events if e["type"] == "not_a_roll"][0]["reason"]
     assert [p.name for p in (tmp_path / "r").iterdir()] == ["0001"]
+
+
+def test_stop_from_another_caller_ends_cleanly(tmp_path):
+    frames, still_from, _ = roll_frames(1, seed=2)
+    loop = None
+
+    def on_frame(index, bgr, readings):
+        if index == still_from - 2:  # mid-roll
+            loop.stop()
+
+    loop = LiveLoop(MemorySource(frames), TruthRecognizer(), None, LoopConfig(out_dir=tmp_path / "r"),
+                    on_frame=on_frame)
+    summary = loop.run()
+    assert summary.stopped_because == "stopped"
+    assert RecordingReader(tmp_path / "r" / "0001").manifest["outcome"] == "stopped"

@@ -262,5 +262,5 @@ def test_the_judge_frame_has_the_boxes_drawn(served):
     code, body, headers = request(server, "GET", "/api/frame.jpg", headers={"X-Judge-Token": TOKEN})
     assert code == 200 and headers["X-Frame-Index"] == "12"
     img = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_COLOR)
-    assert img.shape == (240, 320, 3)
-    assert img[50, 100].max() > 100 and img[100, 100].max() < 30  # box edge drawn, inside untouched
+    assert img.shape == (480, 640, 3)  # a small frame is shown enlarged (2x), boxes with it
+    assert img[100, 200].max() > 100 and img[200, 200].max() < 30  # box edge drawn, inside untouched

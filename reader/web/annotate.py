@@ -6,6 +6,7 @@ import numpy as np
 
 COLORS = {"flat": (80, 200, 60), "cocked": (0, 140, 255), "unreadable": (60, 60, 230)}
 MAX_WIDTH = 1280
+MIN_WIDTH = 640
 
 
 def _as_dict(r) -> dict:
@@ -21,13 +22,17 @@ def annotate(bgr: np.ndarray, readings) -> np.ndarray:
     img = bgr.copy()
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    up = 1.0
+    if img.shape[1] < MIN_WIDTH:  # a small camera frame: enlarge first, so labels stay legible
+        up = MIN_WIDTH / img.shape[1]
+        img = cv2.resize(img, (MIN_WIDTH, int(round(img.shape[0] * up))), interpolation=cv2.INTER_NEAREST)
     scale = max(1.0, img.shape[1] / 900)
     for i, r in enumerate(readings):
         d = _as_dict(r)
         box = d.get("box")
         if not box or len(box) != 4:
             continue
-        x0, y0, x1, y1 = (int(round(v)) for v in box)
+        x0, y0, x1, y1 = (int(round(v * up)) for v in box)
         color = COLORS.get(d.get("state", "flat"), (200, 200, 200))
         cv2.rectangle(img, (x0, y0), (x1, y1), color, max(2, int(2 * scale)))
         value = d.get("value")

@@ -49,6 +49,20 @@ def decision_text(d: dict | None) -> str:
     return str(result or "")
 
 
+def first_player_scores(events: list[dict]) -> list[dict]:
+    """The current (or deciding) round of a first-player session: who rolled what."""
+    scores: list[dict] = []
+    for ev in events:
+        result = ev.get("result")
+        if result == "rolled":
+            if len(scores) == 2:
+                scores = []
+            scores.append({"player": ev.get("player"), "dice": ev.get("dice"), "total": ev.get("total")})
+        elif result == "tie":
+            scores = [dict(s, tie=True) for s in scores]
+    return scores
+
+
 def _die_view(d: dict) -> dict:
     return {
         "die": str(d.get("die", "?")),
@@ -124,6 +138,8 @@ class TableState:
 
     def _on_match(self, e: dict) -> None:
         self.match = {k: v for k, v in e.items() if k not in ("t", "type", "events")}
+        if e.get("procedure") == "first-player":
+            self.match["scores"] = first_player_scores(e.get("events") or [])
 
     def _on_logged(self, e: dict) -> None:
         self.log_seq[e.get("roll")] = e.get("seq")

@@ -76,11 +76,18 @@ async function refreshLog(force) {
         + ((p.decisions || []).length ? " → " + p.decisions.map((d) => d.result + (d.card ? " " + d.card : "")).join(", ") : "");
       else if (e.kind === "override") what = "entry " + p.of + " die " + (p.die + 1) + ": " + (p.was && p.was.value) + " → " + (p.value ?? p.state) + " — " + p.reason;
       else if (e.kind === "reroll") what = "roll called again" + (p.reason ? " — " + p.reason : "");
-      else if (e.kind === "match") what = (p.procedure || "") + (p.cards ? ": " + p.cards.length + " cards" : "")
-        + (p.count ? ", " + p.count + " to banish" : "") + (p.players ? ", " + p.players.join(" vs ") : "");
+      else if (e.kind === "match") {
+        const r = p.rules || p;
+        what = (r.procedure || "no rules") + (r.cards ? ": " + r.cards.length + " cards" : "")
+          + (r.count ? ", " + r.count + " to banish" : "") + (r.players ? ": " + r.players.join(" vs ") : "")
+          + (p.source ? " · source " + p.source : "");
+      }
       else what = JSON.stringify(p).slice(0, 90);
+      const rec = e.recording && !e.recording.startsWith("/")
+        ? el("a", { href: base + "/replay#" + encodeURIComponent(e.recording), target: "_blank", text: "[" + e.roll + "]" })
+        : (e.roll ? "[" + e.roll + "]" : "");
       return el("li", { class: e.kind, "data-seq": String(e.seq) }, el("span", { class: "seq", text: "#" + e.seq }),
-                el("span", { class: "kind", text: e.kind }), (e.roll ? "[" + e.roll + "] " : "") + what);
+                el("span", { class: "kind", text: e.kind }), rec, " " + what);
     }));
   } catch (e) {}
 }
@@ -106,7 +113,7 @@ function renderMatch(state) {
   const m = state.match || {};
   const rows = [];
   const add = (k, v) => { if (v != null && v !== "") rows.push(el("dt", { text: k }), el("dd", { text: v })); };
-  add("Procedure", m.procedure || "—");
+  add("Procedure", (m.procedure || "—") + (m.done ? " (done)" : ""));
   add("Players", (m.players || []).join(" vs "));
   if (m.procedure === "banish") {
     const rem = m.remaining || m.cards || [];
@@ -115,6 +122,10 @@ function renderMatch(state) {
     add("Still to banish", String((m.count || 0) - (m.banished || []).length));
     add("Banished", (m.banished || []).map((b) => "#" + b.position + " " + b.card).join(", ") || "none yet");
     if (m.next && m.next.table) add("Die", String(m.next.table.die).toUpperCase() + " (allowed: " + (m.next.allowed || []).join(", ") + ")");
+  }
+  if (m.procedure === "first-player") {
+    add("This round", (m.scores || []).map((x) => x.player + " " + x.dice.join("+") + " = " + x.total).join(", ") || "no roll yet");
+    if (m.next) add("Next", m.next.player + " rolls two D6");
   }
   if (m.first) add("First player", m.first);
   add("Camera", state.status && state.status.camera);

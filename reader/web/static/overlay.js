@@ -14,8 +14,23 @@ function dieTile(d, i) {
   return tile;
 }
 
+function renderScores(match, box) {
+  const scores = match.scores || [];
+  box.replaceChildren(el("h2", { text: match.first ? match.first + " goes first" : "Who goes first?" }));
+  for (const p of match.players || []) {
+    const s = scores.find((x) => x.player === p);
+    box.append(el("div", { class: "row" + (match.first === p ? " winner" : "") },
+      el("span", { class: "card", text: p }),
+      el("span", { class: "dice2", text: s ? s.dice.join(" + ") : "" }),
+      el("span", { class: "vals", text: s ? String(s.total) : "–" })));
+  }
+  if (scores.length && scores.every((x) => x.tie)) box.append(el("div", { class: "sub", text: "tie: both roll again" }));
+  box.classList.remove("hidden");
+}
+
 function renderTable(match) {
   const box = document.getElementById("table");
+  if (match && match.procedure === "first-player") { renderScores(match, box); return; }
   const next = match && match.next;
   const table = next && next.table;
   if (!match || match.procedure !== "banish" || match.done || !next) { box.classList.add("hidden"); return; }

@@ -199,7 +199,7 @@ class RollLog:
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 raise RollLogError(f"{self.path} is busy or unwritable: {exc}") from exc
             try:
                 last_seq, last_hash = self._db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()

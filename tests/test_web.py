@@ -264,3 +264,13 @@ def test_the_judge_frame_has_the_boxes_drawn(served):
     img = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_COLOR)
     assert img.shape == (480, 640, 3)  # a small frame is shown enlarged (2x), boxes with it
     assert img[100, 200].max() > 100 and img[200, 200].max() < 30  # box edge drawn, inside untouched
+
+
+def test_a_failing_roll_log_never_stops_the_loop_and_the_pages_are_told(tmp_path):
+    log = RollLog(tmp_path / "rolls.db")
+    hub = Hub()
+    hub.listen(RollLogger(log, hub.publish, tmp_path))
+    log.close()  # the log becomes unusable under the server (disk gone, file closed)
+    roll_event(hub, "0001")  # must not raise into the live loop
+    history = hub.snapshot()["history"]
+    assert any(h["text"].startswith("ROLL LOG ERROR") for h in history)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 import time
 from typing import Callable
@@ -52,7 +53,14 @@ class Hub:
                         self._subscribers.discard((loop, queue))
             listeners = list(self._listeners)
         for listener in listeners:  # after the pages: a listener may publish follow-up events
-            listener(event)
+            try:
+                listener(event)
+            except Exception as exc:  # never let a listener stop the live loop; say so on the pages
+                print(f"dice-reader: {getattr(listener, '__name__', type(listener).__name__)} failed on a "
+                      f"{event.get('type')} event: {exc}", file=sys.stderr, flush=True)
+                if event.get("type") != "note":
+                    self.publish({"type": "note", "roll": event.get("roll"),
+                                  "text": f"internal error while handling {event.get('type')}: {exc}"})
 
     def listen(self, fn: Callable[[dict], None]) -> None:
         """Also call `fn(event)` for every event published (e.g. the roll-log writer)."""

@@ -171,6 +171,8 @@ function render(state) {
   current = state;
   renderRoll(state.roll);
   renderMatch(state);
+  $("history").replaceChildren(...(state.history || []).slice().reverse().map((h) =>
+    el("li", { class: h.result === "note" ? "note" : "" , text: (h.roll ? "[" + h.roll + "] " : "") + h.text })));
   refreshLog(false);
   window.__judge = { version: state.version };
 }

@@ -34,8 +34,16 @@ def _session(tmp_path, script, rolls=((("d6", 6),), (("d6", 3),))):
     def on_frame(index, bgr, readings):
         action = script.get(index)
         if action:
+            def seen():
+                return port.decoder.counts.get("Drop", 0) + port.decoder.counts.get("Garbage", 0)
+
+            before, was_connected = seen(), port.connected
             action(sim)
-            time.sleep(0.3)  # the pty delivers long before the next frame is taken
+            # wait (not a fixed sleep) until the port has seen what the tower did
+            end = time.monotonic() + 10
+            while time.monotonic() < end and port.connected == was_connected and seen() == before:
+                time.sleep(0.01)
+            time.sleep(0.05)
 
     try:
         loop = LiveLoop(MemorySource(frames), rec, RulesDecider.banish("A,B,C,D,E", die="d6"),

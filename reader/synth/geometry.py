@@ -170,7 +170,8 @@ def _ups(name: str, verts: np.ndarray, faces, normals, centers) -> np.ndarray:
     for f, n, c in zip(faces, normals, centers):
         if name == "d10":
             apex = verts[0] if n[2] > 0 else verts[1]
-            u = apex - c  # numeral top toward the apex the kite meets
+            # numerals are written across the kite: upright when the apexes are left and right
+            u = np.cross(n, apex - c)
         elif name == "d6":
             u = (verts[f[0]] + verts[f[1]]) / 2 - c  # perpendicular to an edge
         else:
@@ -199,6 +200,11 @@ def solid(name: str) -> Solid:
     for a in (verts, centers, normals, ups):
         a.setflags(write=False)
     return Solid(name, verts, tuple(tuple(f) for f in faces), normals, centers, ups, tuple(values))
+
+
+def needs_mark(text: str) -> bool:
+    """A numeral that reads as another one upside down gets a mark (underline or dot): 6 and 9."""
+    return text in ("6", "9")
 
 
 # ---- rotations -------------------------------------------------------------------------------

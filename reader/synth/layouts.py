@@ -130,7 +130,8 @@ def _main_first(rows: list[dict]) -> list[dict]:
 
 def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = None,
                dice_spec: list[dict] | None = None, cocked_share: float = 0.06,
-               camera: dict | None = None, surface: dict | None = None, tray: dict | None = None) -> dict:
+               camera: dict | None = None, surface: dict | None = None, tray: dict | None = None,
+               lights: dict | None = None) -> dict:
     """A dice tray with walls and 0-12 dice (touching, leaning, partly out of frame)."""
     surface = surface or sc.make_surface(rng)
     tray = tray or {"w": float(rng.uniform(180, 300)), "h": float(rng.uniform(130, 220)),
@@ -151,15 +152,24 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
     extra_walls: list[dict] = []
     for spec in dice_spec:
         d = sc.make_die(rng, spec["die"], spec.get("style"), spec.get("value"),
-                        cocked=bool(spec.get("cocked")))
+                        cocked=bool(spec.get("cocked")), look=spec.get("look"))
         r = sc.die_radius_xy(d)
         placed = False
         for _try in range(60):
-            if spec.get("cocked") and rng.random() < 0.6:
-                # against a wall: put it where its leaning side touches the wall
+            if spec.get("cocked"):
+                # a cocked die leans on something: another die or the tray wall it tips toward
                 az = _top_lean_azimuth(d)
                 ux, uy = np.cos(az), np.sin(az)
                 reach = sc.die_extent_toward(d, az)
+                if dice and rng.random() < 0.5:
+                    o = dice[int(rng.integers(len(dice)))]
+                    p = np.array(o["t"][:2]) - np.array([ux, uy]) * (reach + sc.die_radius_xy(o) * 0.8)
+                    if all(np.linalg.norm(p - np.array(q["t"][:2])) > (r + sc.die_radius_xy(q)) * 0.75
+                           for q in dice) and abs(p[0]) < tw - r and abs(p[1]) < th - r:
+                        d["t"][0], d["t"][1] = float(p[0]), float(p[1])
+                        placed = True
+                        break
+                    continue
                 if abs(ux) > abs(uy):
                     x = np.sign(ux) * (tw - reach)
                     y = rng.uniform(-th + r, th - r)
@@ -167,13 +177,13 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
                     y = np.sign(uy) * (th - reach)
                     x = rng.uniform(-tw + r, tw - r)
                 p = np.array([x, y])
-            elif dice and rng.random() < 0.3:
+            elif dice and rng.random() < 0.3:  # touching another die
                 o = dice[int(rng.integers(len(dice)))]
                 a = rng.uniform(0, 2 * np.pi)
                 p = np.array(o["t"][:2]) + (r + sc.die_radius_xy(o)) * 0.9 * np.array([np.cos(a), np.sin(a)])
             else:
                 p = np.array([rng.uniform(-tw + r, tw - r), rng.uniform(-th + r, th - r)])
-            if abs(p[0]) > tw - r * 0.7 + 1e-6 and not spec.get("cocked") or abs(p[1]) > th - r * 0.7 + 1e-6 and not spec.get("cocked"):
+            if not spec.get("cocked") and (abs(p[0]) > tw - r * 0.7 or abs(p[1]) > th - r * 0.7):
                 continue
             if all(np.linalg.norm(p - np.array(o["t"][:2])) > (r + sc.die_radius_xy(o)) * 0.85 for o in dice):
                 d["t"][0], d["t"][1] = float(p[0]), float(p[1])
@@ -181,12 +191,15 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
                 break
         if placed:
             dice.append(d)
-    lights = sc.make_lights(rng)
+    lights = lights or sc.make_lights(rng)
     if camera is None:
         off = float(35 * rng.random() ** 1.3)
         az = float(rng.uniform(0, 2 * np.pi)) if rng.random() < 0.5 else float(rng.choice([0, np.pi / 2, np.pi, 1.5 * np.pi]))
         fov = float(rng.uniform(40, 65))
-        span = max(tray["w"] / (width / height), tray["h"]) * rng.uniform(0.85, 1.25)
+        # image up is -(cos az, sin az): the tray's w runs across the image when az is +-90 deg
+        across = abs(np.sin(az)) * tray["w"] + abs(np.cos(az)) * tray["h"]
+        along = abs(np.cos(az)) * tray["w"] + abs(np.sin(az)) * tray["h"]
+        span = max(across / (width / height), along) * rng.uniform(0.85, 1.25)
         dist = span / 2 / np.tan(np.radians(fov) / 2) + tray["wall_h"]
         cam = sc.make_camera([rng.normal(0, 8), rng.normal(0, 8), 0.0], off, az, dist, fov, width, height,
                              supersample=1)

@@ -134,8 +134,16 @@ void main() {
             base = body1 * (0.55 + 0.6 * nv) ;
             wrap = 0.6;
             emiss = body1 * 0.25 * fbm(q * 0.7);
+            // glitter and cloudiness suspended in the resin
+            float gl = step(0.93, vnoise(q * 14.0 + 7.0)) * step(0.5, seed - floor(seed));
+            emiss += vec3(0.5) * gl * 0.6;
+            base = mix(base, body2 * 0.9, 0.35 * smoothstep(0.45, 0.75, fbm(q * 1.5)));
         }
         if (body_kind == 3) { metal = 1.0; }
+        if (body_kind != 2 && body_kind != 3) {
+            // plastic is not a perfect diffuser: a touch darker and more saturated at grazing angles
+            base *= mix(0.8, 1.0, pow(max(dot(n, v), 0.0), 0.5));
+        }
         vec2 lab = (v_onface > 0.5) ? texture(label_tex, v_uv).rg : vec2(0.0);
         base *= 1.0 - 0.65 * lab.g;                 // engraved rim darkens the body
         base = mix(base, ink, lab.r);

@@ -43,7 +43,7 @@ def _random_color(rng) -> tuple[float, float, float]:
     else:
         import colorsys
 
-        h, s, v = rng.random(), rng.uniform(0.3, 1.0), rng.uniform(0.15, 0.95)
+        h, s, v = rng.random(), rng.uniform(0.2, 0.85), rng.uniform(0.2, 0.9)
         c = np.array(colorsys.hsv_to_rgb(h, s, v)) ** 2.2
     return tuple(float(x) for x in np.clip(c, 0.005, 0.95))
 
@@ -58,6 +58,8 @@ def die_material(rng, die: str, style: str | None) -> dict:
     body2 = _random_color(rng) if kind in ("marbled", "speckled") else body1
     if kind == "marbled" and rng.random() < 0.5:  # swirl of a colour with white or black
         body2 = (0.85, 0.85, 0.82) if rng.random() < 0.6 else (0.02, 0.02, 0.02)
+    if kind == "translucent":  # cloudy swirls inside the resin, lighter than the body
+        body2 = tuple(float(min(0.95, c * 1.7 + 0.08)) for c in body1)
     if kind == "metallic":
         body1 = tuple(float(x) for x in rng.choice([(0.75, 0.55, 0.2), (0.6, 0.6, 0.62),
                                                      (0.55, 0.3, 0.15), (0.2, 0.2, 0.22)]))
@@ -110,8 +112,15 @@ def die_size_mm(rng, die: str) -> float:
 
 
 def make_die(rng, die: str, style: str | None = None, value: int | None = None,
-             cocked: bool = False, xy=(0.0, 0.0), tilt_toward: float | None = None) -> dict:
-    """A die resting on the table at xy: flat on a face, or tipped 25-40 degrees (cocked)."""
+             cocked: bool = False, xy=(0.0, 0.0), tilt_toward: float | None = None,
+             look: dict | None = None) -> dict:
+    """A die resting on the table at xy: flat on a face, or tipped 25-40 degrees (cocked).
+
+    `look` (style, scale, bevel, material of an earlier die) keeps one physical die the same
+    from roll to roll.
+    """
+    if look:
+        style = look["style"]
     s = geo.solid(die)
     if die == "d6" and style is None:
         style = "pips" if rng.random() < 0.6 else "numerals"
@@ -124,13 +133,21 @@ def make_die(rng, die: str, style: str | None = None, value: int | None = None,
     if cocked:
         toward = float(rng.uniform(0, 2 * np.pi)) if tilt_toward is None else tilt_toward
         r = geo.tilt_rotation(r, np.radians(rng.uniform(25, 40)), toward)
-    scale = die_size_mm(rng, die) / 2
+    # inradius-1 solids stand 2 tall on a face, except the D4 (face to opposite corner: 4)
+    scale = die_size_mm(rng, die) / (4 if die == "d4" else 2)
     bevel = die_bevel(rng, die, style)
+    material = die_material(rng, die, style)
+    if look:
+        scale, bevel, material = look["scale"], look["bevel"], look["material"]
     z = -geo.lowest_z(s, r, scale * 1.0)
     t = [float(xy[0]), float(xy[1]), z]
     d = {"die": die, "style": style, "R": r.tolist(), "t": t, "scale": scale, "bevel": bevel,
-         "material": die_material(rng, die, style)}
+         "material": material}
     return d
+
+
+def die_look(d: dict) -> dict:
+    return {k: d[k] for k in ("style", "scale", "bevel", "material")}
 
 
 def die_radius_xy(d: dict) -> float:
@@ -157,10 +174,10 @@ def make_camera(target, off_vertical_deg: float, azimuth: float, distance: float
     target = np.asarray(target, float)
     th = np.radians(off_vertical_deg)
     eye = target + distance * np.array([np.sin(th) * np.cos(azimuth), np.sin(th) * np.sin(azimuth), np.cos(th)])
-    # image "up" points away from the camera's horizontal offset, like a phone held over a table
-    up = (-np.cos(azimuth), -np.sin(azimuth), 0.0) if off_vertical_deg > 1 else \
-        (np.cos(azimuth + np.pi / 2), np.sin(azimuth + np.pi / 2), 0.0)
-    view = geo.look_at(eye, target, up=(-up[0], -up[1], 0.0) if False else up)
+    # image "up" points away from the camera's horizontal offset, like a phone held over a table;
+    # straight above, azimuth still turns the picture (the same rule, so it is continuous)
+    up = (-np.cos(azimuth), -np.sin(azimuth), 0.0)
+    view = geo.look_at(eye, target, up=up)
     proj = geo.perspective(fov, width / height, max(1.0, distance * 0.05), distance * 6)
     shift = np.eye(4)
     shift[0, 3] = 2 * shift_px[0] / width

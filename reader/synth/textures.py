@@ -14,7 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from reader.synth.geometry import solid
+from reader.synth.geometry import needs_mark, solid
 from reader.synth.mesh import atlas_grid
 
 TILE = 128
@@ -166,7 +166,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
             tile = _pip_tile(s.values[i], pip_spread, pip_radius)
         else:
             text = s.label(i)
-            mark = mark69 if text in ("6", "9") else "none"
+            mark = mark69 if needs_mark(text) else "none"
             tile = _draw_text_tile(text, fpath, height_frac, mark)
         atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile
     rim = atlas
@@ -243,12 +243,15 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
         base = _hsv_color(rng, rng.uniform(8, 22), rng.uniform(70, 170), rng.uniform(100, 210))
         dark = base * rng.uniform(0.55, 0.75)
         y, x = np.mgrid[0:size, 0:size].astype(np.float32)
-        warp = _fbm(rng, size, (8, 30, 90), (0.2, 0.4, 0.4)) * rng.uniform(15, 40)
-        freq = rng.uniform(6, 20) * 2 * np.pi / size
-        rings = 0.5 + 0.5 * np.sin((y + warp) * freq * np.round(rng.uniform(1, 3)))
+        warp = _fbm(rng, size, (30, 90, 160), (0.3, 0.4, 0.3)) * rng.uniform(30, 90)
+        freq = rng.uniform(10, 40) * 2 * np.pi / size
+        rings = 0.5 + 0.5 * np.sin((y + warp) * freq)
+        rings = rings ** rng.uniform(3, 8)  # thin dark late-wood lines, not a sine wave
         fine = _noise(rng, size, 1)
-        fine = _wrap_blur(fine, 0.5, 6)
-        t = np.clip(rings ** 2 * 0.7 + 0.3 * fine, 0, 1)
+        fine = _wrap_blur(fine, 10, 0.5)
+        fine = (fine - fine.min()) / max(1e-6, np.ptp(fine))
+        blotch = _noise(rng, size, 50)
+        t = np.clip(rings * rng.uniform(0.3, 0.6) + 0.35 * fine + 0.25 * blotch, 0, 1)
         img = base[None, None, :] * (1 - t[..., None]) + dark[None, None, :] * t[..., None]
         if rng.random() < 0.6:  # planks
             pw = size // int(rng.choice([2, 4]))

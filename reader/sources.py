@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,6 +260,9 @@ class CaptureSource(FrameSource):
         import cv2
 
         if isinstance(self.target, int) or str(self.target).startswith("/dev/video"):
+            dev = f"/dev/video{self.target}" if isinstance(self.target, int) else str(self.target)
+            if sys.platform.startswith("linux") and not os.path.exists(dev):
+                return None  # unplugged: say so without OpenCV's warnings on stderr
             cap = cv2.VideoCapture(self.target, cv2.CAP_V4L2)
         else:
             cap = cv2.VideoCapture(self.target)

@@ -148,3 +148,29 @@ def test_random_bytes_in_small_reads_never_make_a_drop():
         chunk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12)))
         for e in d.feed(chunk):
             assert not isinstance(e, Drop)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=30))
+def test_any_split_of_a_stream_gives_the_same_messages(cuts):
+    stream = _stream(HELLO, *(encode(i, "DROP", i * 10, 1 + i % 3) for i in range(1, 8)))
+    points = sorted({c % (len(stream) + 1) for c in cuts})
+    chunks = [stream[a:b] for a, b in zip([0, *points], [*points, len(stream)])]
+    d = LineDecoder()
+    out = [e for c in chunks for e in d.feed(c)]
+    assert out == LineDecoder().feed(stream)
+    assert [e.seq for e in out if isinstance(e, Drop)] == list(range(1, 8))
+
+
+@settings(max_examples=200, deadline=None)
+@given(noise=st.lists(st.binary(max_size=40), min_size=8, max_size=8))
+def test_noise_between_lines_never_invents_or_loses_a_good_line(noise):
+    lines = [HELLO, *(encode(i, "DROP", i, 1) for i in range(1, 8))]
+    # noise is followed by a newline, as on a real line after a glitch; a good line stays whole
+    stream = b"".join(n.replace(b"$", b"") + b"\n" + line for n, line in zip(noise, lines))
+    drops = [e for e in LineDecoder().feed(stream) if isinstance(e, Drop)]
+    assert [d.seq for d in drops] == list(range(1, 8))

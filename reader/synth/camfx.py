@@ -16,7 +16,7 @@ def sample_fx(rng, strength: float = 1.0) -> dict:
     """Random camera parameters; strength 0 gives a clean image, 1 the training mix."""
     s = strength
     return {
-        "exposure": float(np.exp(rng.normal(0, 0.25 * s))),
+        "exposure": float(np.exp(np.clip(rng.normal(0, 0.22 * s), -0.6, 0.4))),
         "wb": [float(x) for x in np.exp(rng.normal(0, 0.06 * s, 3))],
         "gamma": float(np.exp(rng.normal(0, 0.08 * s))),
         "defocus": float(max(0.0, rng.normal(0.3, 0.5) * s)),

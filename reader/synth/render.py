@@ -167,7 +167,10 @@ void main() {
         float refl = mix(0.04, 1.0, fr) * min(1.0, spec_k * 5.0) * 0.5 + metal * 0.75;
         col += env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
     }
-    frag = vec4(pow(max(col, vec3(0.0)), vec3(1.0 / 2.2)), 1.0);
+    // soft shoulder instead of a hard clip: cameras roll highlights off
+    col = max(col, vec3(0.0));
+    col = mix(col, 1.0 - 0.2 * exp(-(col - 0.8) / 0.2), step(vec3(0.8), col));
+    frag = vec4(pow(col, vec3(1.0 / 2.2)), 1.0);
 }
 """
 

@@ -200,11 +200,11 @@ def make_lights(rng) -> dict:
         el = np.radians(rng.uniform(35, 85) if i == 0 else rng.uniform(20, 80))
         az = rng.uniform(0, 2 * np.pi)
         col = warm + (cool - warm) * np.clip(temp + rng.normal(0, 0.15), 0, 1)
-        inten = rng.uniform(1.6, 3.0) if i == 0 else rng.uniform(0.3, 1.2)
+        inten = rng.uniform(0.75, 1.3) if i == 0 else rng.uniform(0.1, 0.5)
         lights.append({"dir": [float(np.cos(el) * np.cos(az)), float(np.cos(el) * np.sin(az)), float(np.sin(el))],
                        "color": [float(c * inten) for c in col],
                        "distance": float(rng.uniform(150, 900))})
-    amb = rng.uniform(0.25, 0.6)
+    amb = rng.uniform(0.15, 0.4)
     sky = (warm + (cool - warm) * temp) * amb
     ground = sky * rng.uniform(0.3, 0.6)
     return {"lights": lights, "sky": sky.tolist(), "ground": ground.tolist(),

@@ -9,7 +9,6 @@ import pytest
 from reader.tower.protocol import (
     BadChecksum,
     Drop,
-    Duplicate,
     Fault,
     Garbage,
     Heartbeat,

@@ -62,6 +62,24 @@ def request(server, method, path, body=None, headers=None):
     return out
 
 
+def run_in_own_loop(coroutine_fn):
+    """asyncio.run on a thread of its own (a browser test's Playwright may own this thread's loop)."""
+    out = {}
+
+    def target():
+        try:
+            out["value"] = asyncio.run(coroutine_fn())
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(60)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def roll_event(hub, name="0005", value=3, die="d8"):
     hub.publish({"type": "reading", "roll": name, "frame": 7,
                  "dice": [{"die": die, "value": value, "box": [1, 1, 9, 9], "confidence": 0.9, "state": "flat"}]})
@@ -200,7 +218,7 @@ def test_the_feed_is_read_only_and_pushes_every_change(served):
                     if roll and roll["log_seq"]:
                         return seen, roll
 
-    seen, roll = asyncio.run(scenario())
+    seen, roll = run_in_own_loop(scenario)
     assert seen == sorted(seen)  # versions arrive in order
     assert roll["name"] == "0009" and roll["dice"][0]["value"] == 4
     assert [e.kind for e in log.entries()] == ["roll"]  # nothing came from the feed
@@ -274,3 +292,12 @@ def test_a_failing_roll_log_never_stops_the_loop_and_the_pages_are_told(tmp_path
     roll_event(hub, "0001")  # must not raise into the live loop
     history = hub.snapshot()["history"]
     assert any(h["text"].startswith("ROLL LOG ERROR") for h in history)
+
+
+def test_a_hand_in_the_tray_clears_the_rolling_roll_and_is_noted():
+    s = TableState()
+    s.apply({"type": "roll_started", "roll": "0004"})
+    assert s.snapshot()["roll"]["name"] == "0004"  # the overlay says "Rolling…"
+    s.apply({"type": "not_a_roll", "reason": "a hand in the tray"})
+    snap = s.snapshot()
+    assert snap["roll"] is None and snap["history"][-1]["text"] == "not a roll: a hand in the tray"

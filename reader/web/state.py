@@ -178,6 +178,11 @@ class TableState:
         device, _, what = e["type"].partition("_")
         self.status[device] = "lost" if what == "lost" else "ok"
 
+    def _on_not_a_roll(self, e: dict) -> None:
+        if self.roll is not None and not self.roll["dice"] and not self.roll["decisions"]:
+            self.roll = None  # the motion was a hand or a bump: nothing to show
+        self._on_note({"text": f"not a roll: {e.get('reason', '')}"})
+
     def _on_note(self, e: dict) -> None:
         self.history.append({"roll": e.get("roll"), "text": str(e.get("text", "")), "result": "note"})
         del self.history[:-HISTORY]
@@ -211,4 +216,6 @@ _HANDLERS = {
     "tower_lost": TableState._on_status,
     "tower_back": TableState._on_status,
     "note": TableState._on_note,
+    "tower_warning": TableState._on_note,
+    "not_a_roll": TableState._on_not_a_roll,
 }

@@ -16,7 +16,7 @@ from webtable import REPO, Table, find_chromium, free_port
 ARTIFACTS = REPO / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     chromium = find_chromium()
     if chromium is None:

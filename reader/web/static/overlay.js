@@ -58,13 +58,14 @@ function renderTable(match) {
 function render(state) {
   const roll = state.roll;
   const rollBox = document.getElementById("roll");
-  if (roll && (roll.dice.length || roll.decision_text)) {
+  if (roll) {
     document.getElementById("dice").replaceChildren(...roll.dice.map(dieTile));
     const dec = document.getElementById("decision");
-    dec.replaceChildren(roll.decision_text || "");
+    const rolling = !roll.dice.length && !roll.decision_text;
+    dec.replaceChildren(rolling ? "Rolling…" : (roll.decision_text || ""));
     if (roll.judge_reason) dec.append(el("span", { class: "why", text: roll.judge_reason }));
     const last = roll.decisions.length ? roll.decisions[roll.decisions.length - 1].result : "";
-    dec.className = "panel " + (roll.decision_text.startsWith("Judge") ? "judge" : (last || ""));
+    dec.className = "panel " + (rolling ? "rolling" : roll.decision_text.startsWith("Judge") ? "judge" : (last || ""));
     rollBox.dataset.roll = roll.name || "";
     rollBox.classList.remove("hidden");
   } else rollBox.classList.add("hidden");

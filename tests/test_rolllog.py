@@ -161,7 +161,8 @@ CRASHER = textwrap.dedent("""
     def crash(db, seq, h):  # the entry row is inserted, the transaction is open: die right here
         os.kill(os.getpid(), signal.SIGKILL)
     rolllog._update_head = crash
-    log.append("roll", {"dice": [], "decision": "never committed"}, roll="1001")
+    # a big entry: SQLite spills its pages into the WAL file before the commit that never comes
+    log.append("roll", {"dice": [], "decision": "never committed", "pad": "x" * 8_000_000}, roll="1001")
     print("not reached", flush=True)
 """)
 
@@ -172,6 +173,8 @@ def test_verify_passes_after_1000_rolls_and_a_process_killed_while_writing_one(t
                           text=True, timeout=300)
     assert proc.returncode == -9, proc.stderr  # killed by SIGKILL mid-transaction
     assert "written" in proc.stdout and "not reached" not in proc.stdout
+    wal = path.with_name(path.name + "-wal")
+    assert wal.stat().st_size > 4_000_000  # the half-written entry really reached the disk
     code, text = verify_cli(path, capsys)
     assert code == 0, text
     assert "ok: 1000 entries" in text

@@ -301,3 +301,13 @@ def test_a_hand_in_the_tray_clears_the_rolling_roll_and_is_noted():
     s.apply({"type": "not_a_roll", "reason": "a hand in the tray"})
     snap = s.snapshot()
     assert snap["roll"] is None and snap["history"][-1]["text"] == "not a roll: a hand in the tray"
+
+
+@pytest.mark.parametrize("host,status", [
+    ("127.0.0.1", 200), ("localhost:8765", 200), ("[::1]:8765", 200),
+    ("evil.example", 403), ("evil.example:8765", 403), ("127.0.0.1.evil.example", 403),
+], ids=["ip", "localhost", "ipv6", "other-site", "other-site-port", "lookalike"])
+def test_a_local_server_answers_only_to_local_names(served, host, status):
+    """A page on another site cannot reach the table through DNS rebinding."""
+    server, *_ = served
+    assert request(server, "GET", "/api/state", headers={"Host": host})[0] == status

@@ -151,8 +151,11 @@ def run(args) -> int:
     try:
         source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                              exposure=args.exposure, white_balance=args.white_balance)
+        from reader.web.server import LOCAL_HOSTS
+
+        allowed = LOCAL_HOSTS if _is_loopback(args.host) else None
         server = WebServer(make_app(hub, log, token, out_dir, on_reroll=wiring.on_reroll,
-                                    on_override=wiring.on_override),
+                                    on_override=wiring.on_override, allowed_hosts=allowed),
                            args.host, args.port).start()
         _announce(server, token, log, args.host)
         rules = wiring.decider.rules_json()

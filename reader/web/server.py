@@ -46,6 +46,22 @@ ON_OVERRIDE = web.AppKey("on_override", object)
 SOCKETS = web.AppKey("sockets", set)
 
 
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _host_check(allowed: set[str] | None):
+    @web.middleware
+    async def check(request: web.Request, handler):
+        if allowed is not None:
+            host = (request.host or "").lower()
+            name = host[1:host.index("]")] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
+            if name not in allowed:
+                return _error(403, f"refused: this server answers to {', '.join(sorted(allowed))} only")
+        return await handler(request)
+
+    return check
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(18)
 
@@ -272,8 +288,12 @@ async def recording_file(request: web.Request) -> web.StreamResponse:
 
 def make_app(hub: Hub, log: RollLog, token: str, recordings: str | Path,
              on_reroll: Callable[[str | None, str], None] | None = None,
-             on_override: Callable[[object], object] | None = None) -> web.Application:
-    app = web.Application(client_max_size=64 * 1024)
+             on_override: Callable[[object], object] | None = None,
+             allowed_hosts: set[str] | None = LOCAL_HOSTS) -> web.Application:
+    """`allowed_hosts`: names the Host header may carry (None: any, for a server on the network).
+    The default, this machine's names only, stops a web page on another site from reaching the
+    local server through DNS rebinding."""
+    app = web.Application(client_max_size=64 * 1024, middlewares=[_host_check(allowed_hosts)])
     app[HUB] = hub
     app[LOG] = log
     app[TOKEN] = token

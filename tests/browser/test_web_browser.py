@@ -265,3 +265,26 @@ def test_replay_steps_through_a_recorded_roll_frame_by_frame(browser, table, art
     page.wait_for_timeout(200)
     page.screenshot(path=str(artifacts / "replay.png"))
     page.close()
+
+
+def test_a_d20_table_and_a_cocked_die_read_clearly(browser, table, artifacts):
+    session = BanishSession([f"Card number {i}" for i in range(1, 6)], count=1, die="d20")
+    page = browser.new_page(viewport=OVERLAY)
+    page.goto(table.url + "/overlay")
+    wait_connected(page)
+    table.hub.publish({"type": "match", **session.to_json()})
+    table.hub.publish({"type": "reading", "roll": "0001", "frame": 1, "dice": [
+        {"die": "d20", "value": 20, "box": [0, 0, 9, 9], "confidence": 0.7, "state": "flat"},
+        {"die": "d12", "value": None, "box": [20, 0, 29, 9], "confidence": 0.6, "state": "cocked"}]})
+    table.hub.publish({"type": "decision", "roll": "0001", "result": "roll-again", "die": "d20",
+                       "reason": "2 dice in the tray; roll one die per card"})
+    page.wait_for_selector("#dice .die.cocked")
+    # 5 cards on a D20: four values each, as the rules' example says
+    assert page.locator("#table .vals").all_inner_texts() == ["1-4", "5-8", "9-12", "13-16", "17-20"]
+    assert page.locator("#dice .die").nth(0).inner_text().split() == ["D20", "20", "70%"]  # unsure: shown
+    assert page.locator("#dice .die").nth(1).inner_text().split() == ["D12", "COCKED"]
+    assert page.inner_text("#decision") == "2 dice in the tray; roll one die per card: roll again"
+    page.wait_for_timeout(400)
+    page.add_style_tag(content="html { background: #556; }")
+    page.screenshot(path=str(artifacts / "overlay-d20-cocked.png"))
+    page.close()

@@ -5,7 +5,7 @@ window.__overlay = { renders: [], version: -1 };
 function dieTile(d, i) {
   const shown = d.state === "flat" && d.value != null ? String(d.value)
     : (d.state === "cocked" ? "COCKED" : "UNREAD");
-  const tile = el("div", { class: "die " + (d.state || "flat") + (d.overridden ? " overridden" : ""),
+  const tile = el("div", { class: "die " + (d.state || "flat") + (d.overridden ? " overridden" : "") + (shown.length === 2 ? " two" : ""),
                            "data-die": d.die, "data-index": String(i) },
     el("div", { class: "kind", text: String(d.die).toUpperCase() }),
     el("div", { class: "value", text: shown }));

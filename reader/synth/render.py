@@ -110,7 +110,9 @@ void main() {
     vec3 base; float spec_k; float shin; float wrap = 0.0; vec3 emiss = vec3(0.0);
     float metal = 0.0;
     if (mode == 0) {
-        base = srgb2lin(texture(albedo_tex, v_world.xy * uv_scale + uv_offset).rgb) * tint;
+        vec3 an = abs(normalize(v_norm));  // walls: map the texture on the plane they face
+        vec2 wuv = an.z > 0.5 ? v_world.xy : (an.x > 0.5 ? v_world.yz : v_world.xz);
+        base = srgb2lin(texture(albedo_tex, wuv * uv_scale + uv_offset).rgb) * tint;
         spec_k = spec_strength; shin = gloss;
         for (int i = 0; i < n_blobs; i++) {
             float d = length(v_world.xy - blobs[i].xy) / blobs[i].z;
@@ -217,10 +219,6 @@ class Renderer:
     # ---- caches --------------------------------------------------------------------------
     def _vao(self, key, data_fn):
         if key not in self._vaos:
-            if len(self._vaos) > 200:
-                for k in list(self._vaos)[:50]:
-                    for obj in self._vaos.pop(k):
-                        obj.release()
             data = data_fn()
             vbo = self.ctx.buffer(np.ascontiguousarray(data, np.float32).tobytes())
             fmt = ("3f 3f 2f 1f", "in_pos", "in_norm", "in_uv", "in_onface")
@@ -231,9 +229,6 @@ class Renderer:
 
     def _texture(self, key, data_fn, components):
         if key not in self._tex:
-            if len(self._tex) > 160:
-                for k in list(self._tex)[:40]:
-                    self._tex.pop(k).release()
             img = np.ascontiguousarray(data_fn())
             tex = self.ctx.texture((img.shape[1], img.shape[0]), components, img.tobytes())
             tex.build_mipmaps()
@@ -252,8 +247,19 @@ class Renderer:
         return self._fbos[key]
 
     # ---- drawing -------------------------------------------------------------------------
+    def _evict(self) -> None:
+        """Bound the GL caches; only between scenes, never under objects in use."""
+        if len(self._vaos) > 120:
+            for k in list(self._vaos)[:40]:
+                for obj in self._vaos.pop(k):
+                    obj.release()
+        if len(self._tex) > 160:
+            for k in list(self._tex)[:40]:
+                self._tex.pop(k).release()
+
     def _objects(self, scene):
         """(vao, depth_vao, model matrix, uniforms) for every object in the scene."""
+        self._evict()
         objs = []
         s = scene
         fl = s["floor"]
@@ -268,9 +274,11 @@ class Renderer:
         for w in s.get("walls", []):
             tex = self._texture(("surf", w["tex_id"], w["kind"]),
                                 lambda w=w: surface_texture(w["tex_id"], w["kind"])[0], 3)
-            b = tuple(round(x, 3) for x in w["box"])
-            vao, dvao = self._vao(("box", b), lambda b=b: _box(*b))
-            objs.append((vao, dvao, np.eye(4), dict(mode=0, tex=tex, uv_scale=1.0 / w["span"],
+            x0, y0, z0, x1, y1, z1 = w["box"]
+            vao, dvao = self._vao(("box",), lambda: _box(0, 0, 0, 1, 1, 1))
+            model = np.diag([x1 - x0, y1 - y0, z1 - z0, 1.0])
+            model[:3, 3] = (x0, y0, z0)
+            objs.append((vao, dvao, model, dict(mode=0, tex=tex, uv_scale=1.0 / w["span"],
                                                      uv_offset=(0.0, 0.0), tint=tuple(w["tint"]),
                                                      gloss=w["gloss"], spec_strength=w["spec"])))
         for d in s["dice"]:

@@ -29,6 +29,8 @@ def sample_fx(rng, strength: float = 1.0) -> dict:
         "resample": float(min(1.0, rng.uniform(0.3, 1.3)) if s > 0 else 1.0),
         "jpeg": int(rng.integers(45, 96)) if s > 0 else 95,
         "seed": int(rng.integers(2 ** 31)),
+        "auto_exposure": bool(rng.random() < 0.85),
+        "ae_target": float(rng.uniform(0.13, 0.28)),
     }
 
 
@@ -52,7 +54,10 @@ def apply_fx(rgb: np.ndarray, fx: dict) -> np.ndarray:
         img = cv2.GaussianBlur(img, (0, 0), fx["defocus"] * scale ** 0.5)
     if fx["motion"] > 0.3:
         img = cv2.filter2D(img, -1, motion_kernel(fx["motion"] * scale ** 0.5, fx["motion_angle"]))
-    img = img * fx["exposure"] * np.asarray(fx["wb"], np.float32)[None, None, :]
+    # auto-exposure, as every phone and webcam does: bring the mean to a mid-grey, then miss a bit
+    lum = float((img @ np.array([0.2126, 0.7152, 0.0722], np.float32)).mean())
+    gain = float(np.clip(fx.get("ae_target", 0.2) / max(lum, 1e-4), 0.6, 3.0)) if fx.get("auto_exposure", True) else 1.0
+    img = img * gain * fx["exposure"] * np.asarray(fx["wb"], np.float32)[None, None, :]
     if fx["vignette"] > 0:
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
         r2 = ((x - w / 2) / (w / 2)) ** 2 + ((y - h / 2) / (h / 2)) ** 2

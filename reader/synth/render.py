@@ -65,6 +65,8 @@ uniform vec3 body1; uniform vec3 body2; uniform vec3 ink; uniform vec3 rim_col;
 uniform int body_kind;        // 0 opaque, 1 marbled, 2 translucent, 3 metallic, 4 speckled
 uniform float marble_scale; uniform float gloss; uniform float spec_strength;
 uniform float ink_gloss; uniform float seed;
+uniform int pass_sel;         // 0 all, 1 only faces turned away (seen through a clear die), 2 only facing
+uniform float opacity;        // < 1 for translucent dice, drawn blended after everything else
 in vec3 v_world; in vec3 v_norm; in vec2 v_uv; in float v_onface; in vec3 v_obj; in vec4 v_lpos;
 out vec4 frag;
 
@@ -106,7 +108,10 @@ vec3 env(vec3 r) {
 void main() {
     vec3 n = normalize(v_norm);
     vec3 v = normalize(eye - v_world);
-    if (dot(n, v) < 0.0 && mode == 0) n = -n;
+    if (pass_sel == 1 && dot(n, v) > 0.0) discard;
+    if (pass_sel == 2 && dot(n, v) < 0.0) discard;
+    if (dot(n, v) < 0.0) n = -n;
+    float alpha = 1.0;
     vec3 base; float spec_k; float shin; float wrap = 0.0; vec3 emiss = vec3(0.0);
     float metal = 0.0;
     if (mode == 0) {
@@ -149,6 +154,7 @@ void main() {
         vec2 lab = (v_onface > 0.5) ? texture(label_tex, v_uv).rg : vec2(0.0);
         base *= 1.0 - 0.65 * lab.g;                 // engraved rim darkens the body
         base = mix(base, ink, lab.r);
+        alpha = mix(opacity, 1.0, lab.r * float(pass_sel != 1));
         emiss *= 1.0 - lab.r;
         if (lab.r > 0.5) { shin = mix(shin, 20.0, 1.0 - ink_gloss); metal *= 0.3; wrap = 0.0; }
     }
@@ -172,7 +178,7 @@ void main() {
     // soft shoulder instead of a hard clip: cameras roll highlights off
     col = max(col, vec3(0.0));
     col = mix(col, 1.0 - 0.2 * exp(-(col - 0.8) / 0.2), step(vec3(0.8), col));
-    frag = vec4(pow(col, vec3(1.0 / 2.2)), 1.0);
+    frag = vec4(pow(col, vec3(1.0 / 2.2)), alpha);
 }
 """
 
@@ -290,7 +296,8 @@ class Renderer:
             model = np.eye(4)
             model[:3, :3] = np.asarray(d["R"]) * d["scale"]
             model[:3, 3] = d["t"]
-            objs.append((vao, dvao, model, dict(mode=1, label=tex, **{k: m[k] for k in (
+            objs.append((vao, dvao, model, dict(mode=1, label=tex, opacity=float(m.get("opacity", 1.0)),
+                                                 **{k: m[k] for k in (
                 "body1", "body2", "ink", "body_kind", "marble_scale", "gloss", "spec_strength",
                 "ink_gloss", "seed")})))
         return objs
@@ -344,6 +351,31 @@ class Renderer:
             p["blobs"].value = [tuple(b) for b in blobs] + [(0.0, 0.0, 1.0, 0.0)] * (16 - len(blobs))
         self.shadow_depth.use(location=2)
         self._set("shadow_tex", 2)
+        opaque = [o for o in objs if not (o[3]["mode"] == 1 and o[3].get("opacity", 1.0) < 1.0)]
+        clear = [o for o in objs if o not in opaque]
+        self._set("pass_sel", 0)
+        self._set("opacity", 1.0)
+        self._draw(opaque)
+        if clear:  # translucent dice: what is behind them shows through, their far faces too
+            ctx.enable(self.mgl.BLEND)
+            ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
+            for o in clear:
+                self._set("opacity", o[3]["opacity"])
+                for sel in (1, 2):
+                    self._set("pass_sel", sel)
+                    self._draw([o])
+            ctx.disable(self.mgl.BLEND)
+        ctx.copy_framebuffer(out, ms)
+        data = out.read(components=3)
+        img = np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1]
+        if ss > 1:
+            import cv2
+
+            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
+        return np.ascontiguousarray(img)
+
+    def _draw(self, objs) -> None:
+        p = self.prog
         for vao, _, model, u in objs:
             p["model"].value = tuple(model.T.flatten())
             self._set("mode", u["mode"])
@@ -365,14 +397,6 @@ class Renderer:
                 for k in ("marble_scale", "gloss", "spec_strength", "ink_gloss", "seed"):
                     self._set(k, float(u[k]))
             vao.render()
-        ctx.copy_framebuffer(out, ms)
-        data = out.read(components=3)
-        img = np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1]
-        if ss > 1:
-            import cv2
-
-            img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
-        return np.ascontiguousarray(img)
 
 
 def _light_matrix(light_dir: np.ndarray, extent: float) -> np.ndarray:

@@ -93,6 +93,7 @@ def die_material(rng, die: str, style: str | None) -> dict:
         "spec_strength": float(rng.uniform(0.03, 0.12)) if kind != "metallic" else 0.4,
         "ink_gloss": float(rng.uniform(0.0, 1.0)), "seed": float(rng.uniform(0, 100)),
         "atlas": atlas,
+        "opacity": float(rng.uniform(0.6, 0.88)) if kind == "translucent" else 1.0,
     }
 
 

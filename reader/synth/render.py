@@ -351,8 +351,9 @@ class Renderer:
             p["blobs"].value = [tuple(b) for b in blobs] + [(0.0, 0.0, 1.0, 0.0)] * (16 - len(blobs))
         self.shadow_depth.use(location=2)
         self._set("shadow_tex", 2)
-        opaque = [o for o in objs if not (o[3]["mode"] == 1 and o[3].get("opacity", 1.0) < 1.0)]
-        clear = [o for o in objs if o not in opaque]
+        see_through = [o[3]["mode"] == 1 and o[3].get("opacity", 1.0) < 1.0 for o in objs]
+        opaque = [o for o, c in zip(objs, see_through) if not c]
+        clear = [o for o, c in zip(objs, see_through) if c]
         self._set("pass_sel", 0)
         self._set("opacity", 1.0)
         self._draw(opaque)

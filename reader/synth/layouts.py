@@ -144,6 +144,7 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
     for w in walls[1:]:
         for k in ("kind", "tex_id", "span", "tint", "gloss", "spec"):
             w[k] = walls[0][k]
+    dice_spec_random = dice_spec is None
     if dice_spec is None:
         n = int(rng.integers(0, 13)) if n_dice is None else n_dice
         dice_spec = [{"die": str(rng.choice(RANDOM_DICE)), "cocked": bool(rng.random() < cocked_share)}
@@ -177,6 +178,17 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
                     y = np.sign(uy) * (th - reach)
                     x = rng.uniform(-tw + r, tw - r)
                 p = np.array([x, y])
+            elif spec.get("outside") or (dice_spec_random and rng.random() < 0.04):
+                # fell out of the tray: on the table beyond a wall, often partly out of frame
+                side = int(rng.integers(4))
+                off = 10 + r + rng.uniform(0, 40)
+                p = [np.array([tw + off, rng.uniform(-th, th)]), np.array([-tw - off, rng.uniform(-th, th)]),
+                     np.array([rng.uniform(-tw, tw), th + off]), np.array([rng.uniform(-tw, tw), -th - off])][side]
+                if all(np.linalg.norm(p - np.array(o["t"][:2])) > (r + sc.die_radius_xy(o)) for o in dice):
+                    d["t"][0], d["t"][1] = float(p[0]), float(p[1])
+                    placed = True
+                    break
+                continue
             elif dice and rng.random() < 0.3:  # touching another die
                 o = dice[int(rng.integers(len(dice)))]
                 a = rng.uniform(0, 2 * np.pi)

@@ -14,7 +14,7 @@ import numpy as np
 
 from reader.synth import geometry as geo
 from reader.synth.mesh import silhouette_points
-from reader.synth.textures import SURFACES, fonts
+from reader.synth.textures import SURFACES
 
 N_SURFACE_IDS = 16  # per surface kind: 6 x 16 cached textures
 
@@ -37,8 +37,10 @@ def _lum(c) -> float:
 
 
 def _random_color(rng) -> tuple[float, float, float]:
-    if rng.random() < 0.55:
-        base = np.array(_NAMED_BODIES[rng.integers(len(_NAMED_BODIES))])
+    if rng.random() < 0.6:
+        # white, ivory and black dice are the commonest in shops and on tables
+        w = np.array([0.2, 0.08, 0.12] + [0.6 / (len(_NAMED_BODIES) - 3)] * (len(_NAMED_BODIES) - 3))
+        base = np.array(_NAMED_BODIES[int(rng.choice(len(_NAMED_BODIES), p=w / w.sum()))])
         c = base * rng.uniform(0.8, 1.15, 3)
     else:
         import colorsys
@@ -78,7 +80,7 @@ def die_material(rng, die: str, style: str | None) -> dict:
               "d12": (0.44, 0.58), "d20": (0.40, 0.54)}[die]
     height = round(float(rng.uniform(*text_h)) / 0.04) * 0.04
     mark = str(rng.choice(["underline", "dot", "underline"]))
-    font = int(rng.integers(len(fonts())))
+    font = int(rng.integers(720))  # taken modulo the fonts found, so scenes need no fonts
     spread = round(float(rng.uniform(0.42, 0.58)) / 0.04) * 0.04
     radius = round(float(rng.uniform(0.12, 0.19)) / 0.02) * 0.02
     engrave = float(rng.choice([0.0, 0.5, 0.8], p=[0.4, 0.3, 0.3]))
@@ -215,9 +217,9 @@ def make_lights(rng) -> dict:
 def make_surface(rng, kind: str | None = None) -> dict:
     kind = kind or str(rng.choice(SURFACES, p=[0.22, 0.16, 0.2, 0.16, 0.14, 0.12]))
     tex_id = int(rng.integers(N_SURFACE_IDS))
-    from reader.synth.textures import surface_texture
+    from reader.synth.textures import surface_span
 
-    span = surface_texture(tex_id, kind)[2]
+    span = surface_span(tex_id, kind)
     return {"kind": kind, "tex_id": tex_id, "span": span, "tint": [float(x) for x in rng.uniform(0.85, 1.1, 3)],
             "gloss": float(rng.uniform(4, 30)), "spec": float(rng.uniform(0.0, 0.05)) if kind != "neoprene" else 0.01,
             "uv_offset": [float(rng.random()), float(rng.random())], "extent": 2000.0}

@@ -228,7 +228,6 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
                           rng.uniform(50, 170), rng.uniform(40, 150))
         n = 0.6 * _fbm(rng, size, (1, 3, 12, 40), (0.4, 0.3, 0.2, 0.1)) + 0.4 * rng.random((size, size))
         img = base[None, None, :] * (0.75 + 0.45 * n[..., None])
-        span = rng.uniform(60, 140)
     elif kind == "neoprene":
         base = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(20, 80))
         n = _fbm(rng, size, (1, 2, 8), (0.5, 0.3, 0.2))
@@ -238,7 +237,6 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
             pat = _noise(rng, size, 40)
             tint = _hsv_color(rng, rng.uniform(0, 180), 150, 120)
             img = img * (1 - 0.25 * pat[..., None]) + tint * 0.25 * pat[..., None]
-        span = rng.uniform(100, 250)
     elif kind == "wood":
         base = _hsv_color(rng, rng.uniform(8, 22), rng.uniform(70, 170), rng.uniform(100, 210))
         dark = base * rng.uniform(0.55, 0.75)
@@ -258,7 +256,6 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
             seam = (np.abs(((y + rng.integers(size)) % pw) - pw / 2) > pw / 2 - 1.5)
             img[seam] *= 0.6
             img = np.rot90(img, int(rng.integers(2)))
-        span = rng.uniform(150, 400)
     elif kind == "cloth":
         c1 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(20, 150), rng.uniform(60, 220))
         c2 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(60, 240))
@@ -277,19 +274,26 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
         weave = 0.5 + 0.5 * np.sin(x * np.pi / 2) * np.sin(y * np.pi / 2)
         img = c1 * (1 - m[..., None]) + c2 * m[..., None]
         img = img * (0.85 + 0.15 * weave[..., None]) * (0.9 + 0.2 * _noise(rng, size, 30)[..., None])
-        span = rng.uniform(100, 300)
     elif kind == "cardboard":
         base = _hsv_color(rng, rng.uniform(10, 25), rng.uniform(0, 110), rng.uniform(150, 215))
         speck = (rng.random((size, size)) < 0.02).astype(np.float32)
         speck = cv2.GaussianBlur(speck, (0, 0), 0.7)
         n = _fbm(rng, size, (1, 4, 30), (0.3, 0.3, 0.4))
         img = base[None, None, :] * (0.9 + 0.15 * n[..., None] - 0.6 * speck[..., None])
-        span = rng.uniform(80, 200)
     else:  # paper / plain table
         base = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 60) * rng.random(), rng.uniform(110, 240))
         n = _fbm(rng, size, (2, 10, 50), (0.3, 0.3, 0.4))
         img = base[None, None, :] * (0.93 + 0.1 * n[..., None])
-        span = rng.uniform(100, 300)
     img = np.clip(img * 255, 0, 255).astype(np.uint8)
     img.setflags(write=False)
-    return img, kind, float(span)
+    return img, kind, surface_span(tex_id, kind)
+
+
+_SPANS = {"felt": (60, 140), "neoprene": (100, 250), "wood": (150, 400), "cloth": (100, 300),
+          "cardboard": (80, 200), "paper": (100, 300)}
+
+
+def surface_span(tex_id: int, kind: str) -> float:
+    """Millimetres of table one copy of the texture covers (cheap: no texture is made)."""
+    lo, hi = _SPANS[kind]
+    return float(np.random.default_rng(3000 + tex_id).uniform(lo, hi))

@@ -1,0 +1,99 @@
+"""Scene layouts and their labels, without rendering (numpy and cv2 only: runs in CI).
+
+The labels a bulk image carries are computed from the scene's poses and camera; these tests
+check them against the geometry the renderer will draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reader.synth import geometry as geo
+from reader.synth import scene as sc
+from reader.synth.layouts import CROP_CLASSES, crop_scene, tray_scene
+
+
+def _posed_points(d: dict) -> np.ndarray:
+    s = geo.solid(d["die"])
+    return (s.vertices * d["scale"]) @ np.asarray(d["R"]).T + np.asarray(d["t"])
+
+
+@pytest.mark.parametrize("die,style", [(c[0], c[1]) for c in CROP_CLASSES])
+def test_crop_frames_the_main_die(die, style):
+    for i in range(4):
+        scene = crop_scene(np.random.default_rng([21, i]), size=128, die=die, style=style, cocked=False)
+        main = scene["labels"][0]
+        assert main["die"] == die and main["state"] == "flat"
+        assert (main.get("style") == style) if die == "d6" else "style" not in main
+        x0, y0, x1, y1 = main["box"]
+        side = max(x1 - x0, y1 - y0)
+        assert 0.33 * 128 <= side <= 0.77 * 128, "main die fills 35-75% of the crop"
+        assert abs((x0 + x1) / 2 - 64) <= 0.2 * 128 and abs((y0 + y1) / 2 - 64) <= 0.2 * 128
+        # the label is the pose's top face, and a D4 has no value
+        lab = geo.label_from_rotation(geo.solid(die), np.asarray(scene["dice"][0]["R"]))
+        assert main["value"] == lab.value
+        assert (main["value"] is None) == (die == "d4")
+
+
+def test_crop_mix_follows_the_class_balance():
+    rng = np.random.default_rng(5)
+    from reader.synth.layouts import pick_class
+
+    n = 4000
+    picks = [pick_class(rng) for _ in range(n)]
+    total = sum(c[2] for c in CROP_CLASSES)
+    for die, style, share in CROP_CLASSES:
+        got = sum(1 for p in picks if p == (die, style)) / n
+        assert abs(got - share / total) < 0.02, f"{die} {style}: {got:.3f} vs {share / total:.3f}"
+
+
+def test_cocked_crop_leans_on_a_wall_or_a_die():
+    for i in range(10):
+        scene = crop_scene(np.random.default_rng([22, i]), die="d8", cocked=True)
+        main = scene["dice"][0]
+        assert scene["labels"][0]["state"] == "cocked" and scene["labels"][0]["value"] is None
+        assert np.isclose(_posed_points(main)[:, 2].min(), 0.0, atol=1e-6), "it touches the table"
+        assert scene["walls"] or len(scene["dice"]) > 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tray_dice_rest_on_the_table_without_overlapping(seed):
+    scene = tray_scene(np.random.default_rng(seed), width=960, height=540, n_dice=10)
+    dice = scene["dice"]
+    assert len(dice) >= 6
+    for d in dice:
+        assert np.isclose(_posed_points(d)[:, 2].min(), 0.0, atol=1e-6)
+    for i, a in enumerate(dice):
+        for b in dice[i + 1:]:
+            gap = np.linalg.norm(np.asarray(a["t"][:2]) - np.asarray(b["t"][:2]))
+            # inscribed spheres of two dice never intersect
+            assert gap >= 0.95 * (a["scale"] * (1 if a["die"] != "d4" else 1) + b["scale"])
+    for lab in scene["labels"]:
+        x0, y0, x1, y1 = lab["box"]
+        assert 0 <= x0 < x1 <= 960 and 0 <= y0 < y1 <= 540
+        assert lab["state"] in ("flat", "cocked")
+        assert (lab["value"] is None) == (lab["state"] == "cocked" or lab["die"] == "d4")
+
+
+def test_requested_tray_layout_is_honoured_but_labels_come_from_poses():
+    spec = [{"die": "d20", "value": 17}, {"die": "d10", "value": 10}, {"die": "d6", "value": 2, "style": "pips"},
+            {"die": "d12", "cocked": True}]
+    for seed in range(5):
+        scene = tray_scene(np.random.default_rng(seed), dice_spec=spec)
+        for d, want in zip(scene["dice"], spec):
+            lab = sc.label_die(d)
+            if want.get("cocked"):
+                assert lab.state == "cocked"
+            else:
+                assert (lab.state, lab.value) == ("flat", want["value"])
+
+
+def test_camera_manifest_intrinsics_match_projection():
+    cam = sc.make_camera([0, 0, 0], 20.0, 1.0, 300.0, 50.0, 960, 540, shift_px=(12, -7))
+    pts = np.array([[10.0, -5.0, 3.0], [-40.0, 25.0, 0.0]])
+    uv = geo.project(pts, np.asarray(cam["view"]), np.asarray(cam["proj"]), 960, 540)
+    k = np.asarray(cam["intrinsics"])
+    for p, (u, v) in zip(pts, uv):
+        x, y, z = (np.asarray(cam["view"]) @ np.r_[p, 1])[:3]
+        assert np.isclose(u, k[0, 2] + k[0, 0] * x / -z) and np.isclose(v, k[1, 2] - k[1, 1] * y / -z)

@@ -97,3 +97,16 @@ def test_camera_manifest_intrinsics_match_projection():
     for p, (u, v) in zip(pts, uv):
         x, y, z = (np.asarray(cam["view"]) @ np.r_[p, 1])[:3]
         assert np.isclose(u, k[0, 2] + k[0, 0] * x / -z) and np.isclose(v, k[1, 2] - k[1, 1] * y / -z)
+
+
+def test_crop_camera_looks_over_walls_not_through_them():
+    from reader.synth.layouts import _wall_dirs
+
+    seen = 0
+    for i in range(60):
+        scene = crop_scene(np.random.default_rng([23, i]), cocked=True)
+        az = scene["camera"]["azimuth"]
+        for c in _wall_dirs(scene["walls"], scene["dice"][0]):
+            seen += 1
+            assert np.cos(az) * c[0] + np.sin(az) * c[1] <= 0.1, "a wall between camera and die"
+    assert seen > 10

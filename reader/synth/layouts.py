@@ -96,6 +96,10 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
     lights = sc.make_lights(rng)
     off = float(35 * rng.random() ** 1.4)
     az = float(rng.uniform(0, 2 * np.pi))
+    for _ in range(12):  # look over the wall, never through it: the camera is on the die's side
+        if all(np.cos(az) * c[0] + np.sin(az) * c[1] <= 0.1 for c in _wall_dirs(walls, main)):
+            break
+        az = float(rng.uniform(0, 2 * np.pi))
     fov = float(rng.uniform(18, 45))
     frac = float(rng.uniform(0.35, 0.75))
     shift = rng.uniform(-0.1, 0.1, 2) * size
@@ -112,6 +116,19 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
              "blobs": sc.blobs_for([d for d in dice], rng), **lights}
     scene["labels"] = _main_first(sc.scene_labels(scene, min_visible=0.25))
     return scene
+
+
+def _wall_dirs(walls: list[dict], d: dict) -> list[np.ndarray]:
+    """Unit horizontal directions from die d toward each wall."""
+    out = []
+    x, y = d["t"][0], d["t"][1]
+    for w in walls:
+        x0, y0, _, x1, y1, _ = w["box"]
+        v = np.array([min(max(x, x0), x1) - x, min(max(y, y0), y1) - y])
+        n = np.linalg.norm(v)
+        if n > 1e-6:
+            out.append(v / n)
+    return out
 
 
 def _top_lean_azimuth(d: dict) -> float:

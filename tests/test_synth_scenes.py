@@ -110,3 +110,27 @@ def test_crop_camera_looks_over_walls_not_through_them():
             seen += 1
             assert np.cos(az) * c[0] + np.sin(az) * c[1] <= 0.1, "a wall between camera and die"
     assert seen > 10
+
+
+@pytest.mark.parametrize("point,hidden", [
+    ((-5.0, 5.0, 0.0), True),    # at the foot of the wall, camera beyond it
+    ((20.0, 5.0, 0.0), False),   # on the camera's side of the wall
+    ((5.0, 5.0, 40.0), False),   # above the wall
+])
+def test_wall_occlusion_segment_test(point, hidden):
+    from reader.synth.scene import _segment_hits_box
+
+    got = _segment_hits_box(np.array([point]), np.array([50.0, 5.0, 100.0]), [0, 0, 0, 10, 10, 30])
+    assert bool(got[0]) is hidden
+
+
+def test_die_hidden_behind_the_near_wall_gets_no_label():
+    cam = sc.make_camera([0, 0, 0], 35.0, 0.0, 250.0, 50.0, 640, 360, supersample=1)
+    die = sc.make_die(np.random.default_rng(1), "d6", "pips", 3)
+    die["t"][0], die["t"][1] = -60.0, 0.0  # just behind a 40 mm wall as seen from the camera
+    wall = {"box": [-50.0, -100.0, 0.0, -40.0, 100.0, 40.0]}
+    scene = {"camera": cam, "dice": [die], "walls": [wall]}
+    assert sc.wall_visible_fraction(die, scene) < 0.5
+    assert sc.scene_labels(scene) == []
+    die["t"][0] = 0.0  # in the open
+    assert [r["value"] for r in sc.scene_labels(scene)] == [3]

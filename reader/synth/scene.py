@@ -243,12 +243,49 @@ def die_box(d: dict, cam: dict) -> tuple[np.ndarray, float]:
     return box, depth
 
 
+def _segment_hits_box(p: np.ndarray, e: np.ndarray, box) -> np.ndarray:
+    """For points p (N, 3) and eye e: does the segment p->e pass through the box (slab test)?"""
+    lo = np.array(box[:3], float) + 0.5  # a die touching a wall is not hidden by it
+    hi = np.array(box[3:], float) - 0.5
+    d = e[None, :] - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo[None, :] - p) / d
+        t2 = (hi[None, :] - p) / d
+    tmin = np.where(np.isfinite(t1), np.minimum(t1, t2), -np.inf)
+    tmax = np.where(np.isfinite(t2), np.maximum(t1, t2), np.inf)
+    # a zero direction component: inside the slab means no constraint, outside means a miss
+    par = d == 0
+    inside = (p >= lo) & (p <= hi)
+    tmin = np.where(par, np.where(inside, -np.inf, np.inf), tmin)
+    tmax = np.where(par, np.where(inside, np.inf, -np.inf), tmax)
+    enter = tmin.max(axis=1)
+    leave = tmax.min(axis=1)
+    return (enter <= leave) & (leave > 0) & (enter < 1)
+
+
+def wall_visible_fraction(d: dict, scene: dict) -> float:
+    """Share of the die's corners the camera sees past the tray walls."""
+    walls = scene.get("walls") or []
+    if not walls:
+        return 1.0
+    s = geo.solid(d["die"])
+    pts = (s.vertices * d["scale"] * 0.9) @ np.asarray(d["R"]).T + np.asarray(d["t"])
+    eye = np.asarray(scene["camera"]["eye"], float)
+    hidden = np.zeros(len(pts), bool)
+    for w in walls:
+        hidden |= _segment_hits_box(pts, eye, w["box"])
+    return float(1.0 - hidden.mean())
+
+
 def scene_labels(scene: dict, min_visible: float = 0.3) -> list[dict]:
-    """Shared label rows for every die whose box is at least `min_visible` inside the image."""
+    """Shared label rows for every die at least `min_visible` inside the image and not hidden
+    behind a tray wall (a camera off to one side does not see dice at the foot of the near wall)."""
     cam = scene["camera"]
     w, h = cam["width"], cam["height"]
     rows = []
     for d in scene["dice"]:
+        if wall_visible_fraction(d, scene) < 0.5:
+            continue
         box, _ = die_box(d, cam)
         area = max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
         c = np.array([max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])])

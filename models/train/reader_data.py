@@ -31,6 +31,7 @@ class Patches:
     face_idx: list = field(default_factory=list)  # -1: unknown
     state_idx: list = field(default_factory=list)  # -1: unknown
     source: list = field(default_factory=list)
+    lines_read: int = 0  # labels.jsonl lines consumed (rendered crops)
 
     def add(self, img, die: str, value, state: str | None, source: str):
         self.images.append(img)
@@ -132,19 +133,26 @@ def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout
     return out
 
 
-def synth_crop_patches(folder: Path, limit: int | None = None) -> Patches:
-    """Rendered crops (reader.synth bulk crops): labels.jsonl with the main die first."""
+def synth_crop_patches(folder: Path, limit: int | None = None, skip: int = 0) -> Patches:
+    """Rendered crops (reader.synth bulk crops): labels.jsonl with the main die first.
+
+    `skip` labeled lines are passed over, so a trainer can pick up crops rendered since it last
+    looked."""
     out = Patches()
     labels = folder / "labels.jsonl"
     if not labels.is_file():
         return out
-    for line in labels.read_text().splitlines():
+    lines = labels.read_text().splitlines()
+    if lines and not labels.read_text().endswith("\n"):
+        lines = lines[:-1]  # a line being written right now
+    out.lines_read = len(lines)
+    for line in lines[skip:]:
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
-            continue  # a line being written right now
+            continue
         img = cv2.imread(str(folder / rec["image"]))
         if img is None or not rec.get("dice"):
             continue
@@ -162,7 +170,7 @@ def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.n
     box_side = CTX * BOX_IN_CTX
     crop_side = box_side * CROP_PER_SIDE
     if augment:
-        crop_side *= rng.uniform(0.85, 1.2)
+        crop_side *= rng.uniform(0.75, 1.3)
         angle = rng.uniform(0, 360)
         jx, jy = rng.normal(0, 0.05, 2) * crop_side
     else:

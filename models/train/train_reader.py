@@ -11,6 +11,7 @@ kept for calibration (temperatures and the accept threshold), never for training
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import time
@@ -39,15 +40,36 @@ def source_group(src: str) -> str:
 
 
 SHARES = {"real": 0.35, "synth": 0.42, "types": 0.13, "none": 0.10}
+SYNTH_FULL_SHARE_AT = 8000
 
 
-def load_all(synth: Path | None, lurig_boxes: Path | None, synth_limit: int | None) -> Patches:
+def load_all(synth: list[Path], lurig_boxes: Path | None, synth_limit: int | None) -> Patches:
     p = real_tray_patches()
     boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
     p.extend(single_die_patches("type-lurig", boxes))
-    if synth:
-        p.extend(synth_crop_patches(synth, synth_limit))
     return p
+
+
+def is_calibration(image_bytes: np.ndarray) -> bool:
+    """A fixed 8% of dice, chosen by their pixels, kept for calibration (stable across reloads)."""
+    return int(hashlib.sha1(image_bytes[::7, ::7].tobytes()).hexdigest()[:8], 16) % 100 < 8
+
+
+def prepare(data: Patches):
+    imgs, ti, fi, si, src = data.arrays()
+    groups = np.array([source_group(s) for s in src])
+    calib = np.array([is_calibration(im) for im in imgs])
+    train = np.nonzero(~calib)[0]
+    w = np.zeros(len(train))
+    for g, share in SHARES.items():
+        m = groups[train] == g
+        if g == "synth":
+            # while few crops are rendered yet, do not show each of them a hundred times
+            share *= min(1.0, m.sum() / SYNTH_FULL_SHARE_AT)
+        if m.any():
+            w[m] = share / m.sum()
+    w /= w.sum()
+    return imgs, ti, fi, si, src, calib, train, w
 
 
 def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
@@ -61,7 +83,7 @@ def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=30)
-    ap.add_argument("--synth", type=Path, default=None)
+    ap.add_argument("--synth", type=Path, action="append", default=[])
     ap.add_argument("--synth-limit", type=int, default=None)
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"))
     ap.add_argument("--batch", type=int, default=64)
@@ -70,6 +92,8 @@ def main(argv=None):
     ap.add_argument("--init", type=Path, default=None)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reload-minutes", type=float, default=4.0,
+                    help="pick up crops rendered since the start this often")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -77,22 +101,15 @@ def main(argv=None):
 
     t_load = time.time()
     data = load_all(args.synth, args.lurig_boxes, args.synth_limit)
-    imgs, ti, fi, si, src = data.arrays()
-    groups = np.array([source_group(s) for s in src])
-    calib = np.random.default_rng(123).random(len(imgs)) < 0.08
-    np.savez_compressed(args.out.with_suffix(".calib.npz"), imgs=imgs[calib], ti=ti[calib], fi=fi[calib],
-                        si=si[calib], src=src[calib])
-    train = np.nonzero(~calib)[0]
-    w = np.zeros(len(train))
-    for g, share in SHARES.items():
-        m = groups[train] == g
-        if m.any():
-            w[m] = share / m.sum()
-    w /= w.sum()
-    counts = {g: int((groups[train] == g).sum()) for g in SHARES}
-    print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; training {counts}; calibration {int(calib.sum())}",
-          flush=True)
-
+    synth_seen = {}
+    for f in args.synth:
+        new = synth_crop_patches(f, args.synth_limit)
+        synth_seen[str(f)] = new.lines_read
+        data.extend(new)
+    imgs, ti, fi, si, src, calib, train, w = prepare(data)
+    print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
+          f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in SHARES})}; "
+          f"calibration {int(calib.sum())}", flush=True)
     net = DiceReaderNet()
     if args.init and args.init.exists():
         net.load_state_dict(torch.load(args.init))
@@ -101,7 +118,19 @@ def main(argv=None):
     t0 = time.time()
     step = 0
     ema = {}
+    last_reload = time.time()
     while True:
+        if args.synth and time.time() - last_reload > args.reload_minutes * 60:
+            last_reload = time.time()
+            added = 0
+            for f in args.synth:
+                new = synth_crop_patches(f, skip=synth_seen[str(f)])
+                synth_seen[str(f)] = max(synth_seen[str(f)], new.lines_read)
+                data.extend(new)
+                added += len(new)
+            if added:
+                imgs, ti, fi, si, src, calib, train, w = prepare(data)
+                print(f"picked up {added} new rendered dice; {len(imgs)} in all", flush=True)
         frac = (time.time() - t0) / budget
         if frac >= 1:
             break
@@ -133,6 +162,8 @@ def main(argv=None):
         if step % 500 == 0:
             torch.save(net.state_dict(), args.out)
     torch.save(net.state_dict(), args.out)
+    np.savez_compressed(args.out.with_suffix(".calib.npz"), imgs=imgs[calib], ti=ti[calib], fi=fi[calib],
+                        si=si[calib], src=src[calib])
     print(f"done: {step} steps in {time.time()-t0:.0f}s -> {args.out}", flush=True)
 
 

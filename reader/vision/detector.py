@@ -56,10 +56,18 @@ def _iou(a, b) -> float:
     return inter / u if u > 0 else 0.0
 
 
+def _inside_core(box, other, core: float = 0.6) -> bool:
+    """True when `box`'s centre lies in the central `core` part of `other`: seen from above, dice
+    do not overlap, so a second peak there is the same die (a numeral, a glint), not a new one."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    mx, my = (other[2] - other[0]) * (1 - core) / 2, (other[3] - other[1]) * (1 - core) / 2
+    return other[0] + mx <= cx <= other[2] - mx and other[1] + my <= cy <= other[3] - my
+
+
 def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
     kept: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.score):
-        if all(_iou(d.box, k.box) < iou for k in kept):
+        if all(_iou(d.box, k.box) < iou and not _inside_core(d.box, k.box) for k in kept):
             kept.append(d)
     return kept
 

@@ -17,7 +17,7 @@ from reader.vision.detector import DiceDetector
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
 
-SINGLE_LONG_SIDE = 160  # a single-die image is shrunk so its die has the size the detector knows
+SINGLE_LONG_SIDE = 112  # a single-die image is shrunk so its die has the size the detector knows (14-110 px)
 
 
 class Recognizer:

@@ -223,12 +223,16 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
     lights = lights or sc.make_lights(rng)
     if camera is None:
         off = float(35 * rng.random() ** 1.3)
-        az = float(rng.uniform(0, 2 * np.pi)) if rng.random() < 0.5 else float(rng.choice([0, np.pi / 2, np.pi, 1.5 * np.pi]))
+        # most tray cameras are set up with the tray's long side across the picture
+        if rng.random() < 0.7:
+            az = float(rng.choice([np.pi / 2, -np.pi / 2]) + rng.normal(0, np.radians(8)))
+        else:
+            az = float(rng.uniform(0, 2 * np.pi))
         fov = float(rng.uniform(40, 65))
         # image up is -(cos az, sin az): the tray's w runs across the image when az is +-90 deg
         across = abs(np.sin(az)) * tray["w"] + abs(np.cos(az)) * tray["h"]
         along = abs(np.cos(az)) * tray["w"] + abs(np.sin(az)) * tray["h"]
-        span = max(across / (width / height), along) * rng.uniform(0.85, 1.25)
+        span = max(across / (width / height), along) * rng.uniform(0.8, 1.15)
         dist = span / 2 / np.tan(np.radians(fov) / 2) + tray["wall_h"]
         cam = sc.make_camera([rng.normal(0, 8), rng.normal(0, 8), 0.0], off, az, dist, fov, width, height,
                              supersample=1)

@@ -127,7 +127,7 @@ def write_roll(writer, renderer, rng, scene: dict, fps: float = 10.0, empty_s: f
                 static = render_at(renderer, scene, paths, t, 0.0, 1)
             img = static
         elif moving:
-            img = render_at(renderer, scene, paths, t, shutter=0.5 / fps, sub=4)
+            img = render_at(renderer, scene, paths, t, shutter=0.5 / fps, sub=8)
         else:
             img = render_at(renderer, scene, paths, t, 0.0, 1)
         frame_fx = dict(fx, seed=int(rng.integers(2 ** 31)))  # fresh sensor noise every frame

@@ -88,7 +88,35 @@ def build_sheet(root: Path, seed: int = 3, per_row: int = 10, size: int = 96) ->
             bands.append(np.vstack([bar, row]))
     if not bands:
         raise SystemExit(f"no real data sets found under {root}")
+    bands.append(tray_band(renderer, root, rng, seed, bands[0].shape[1]))
     return np.vstack(bands)
+
+
+def tray_band(renderer, root: Path, rng, seed: int, width: int, height: int = 200) -> np.ndarray:
+    """Whole real tray photos next to whole rendered tray frames, scaled to one height."""
+    from reader.synth.camfx import apply_fx, sample_fx
+    from reader.synth.layouts import tray_scene
+
+    tiles = []
+    for name in ("tray-mixed-bartek", "tray-d6-nell"):
+        folder = root / name
+        files = sorted(folder.glob("*.jpg"))
+        if files:
+            img = cv2.imread(str(files[int(rng.integers(len(files)))]))
+            if img is not None:
+                tiles.append(cv2.resize(img, (int(img.shape[1] * height / img.shape[0]), height)))
+    k = 0
+    while sum(t.shape[1] for t in tiles) < width:
+        r = np.random.default_rng([seed, k, 8])
+        scene = tray_scene(r, width=640, height=360)
+        img = cv2.cvtColor(apply_fx(renderer.render(scene), sample_fx(r, 0.5)), cv2.COLOR_RGB2BGR)
+        tiles.append(cv2.resize(img, (int(640 * height / 360), height)))
+        k += 1
+    row = np.hstack(tiles)[:, :width]
+    bar = np.full((16, width, 3), 30, np.uint8)
+    cv2.putText(bar, "real trays (left) | rendered trays", (4, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
+                (230, 230, 230), 1, cv2.LINE_AA)
+    return np.vstack([bar, row])
 
 
 def main(argv: list[str] | None = None) -> int:

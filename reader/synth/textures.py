@@ -260,7 +260,7 @@ def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, s
         c1 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(20, 150), rng.uniform(60, 220))
         c2 = _hsv_color(rng, rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(60, 240))
         y, x = np.mgrid[0:size, 0:size].astype(np.float32)
-        p = int(rng.choice([16, 32, 64, 128]))
+        p = int(rng.choice([8, 16, 24, 32, 64]))  # checks of a few mm to a few cm
         style = rng.integers(4)
         if style == 0:
             m = (((x // p) + (y // p)) % 2).astype(np.float32)

@@ -98,3 +98,27 @@ def test_six_and_nine_tiles_are_told_apart_upside_down():
         unmarked = np.abs(np.rot90(bare6, 2) - bare9).mean()
         marked = np.abs(np.rot90(six, 2) - nine).mean()
         assert marked > unmarked + 2
+
+
+def test_full_disk_stops_with_a_message_and_keeps_what_is_done(tmp_path, monkeypatch):
+    _renderer()
+    import errno
+    from pathlib import Path
+
+    from reader.synth.bulk import generate
+
+    out = tmp_path / "crops"
+    generate("crops", out, 2, seed=6, quiet=True)
+    real_write = Path.write_bytes
+
+    def full(self, data):
+        if self.name.endswith(".tmp"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    with pytest.raises(SystemExit, match="No space left on device"):
+        generate("crops", out, 4, seed=6, quiet=True)
+    rows = (out / "labels.jsonl").read_text().splitlines()
+    assert [json.loads(r)["image"] for r in rows] == ["0000000.jpg", "0000001.jpg"]
+    assert not list(out.glob("*.tmp"))

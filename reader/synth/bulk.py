@@ -124,20 +124,34 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet) 
         return {"rendered": 0, "rate": 0.0}
     renderer = Renderer()
     t0 = time.time()
-    n = 0
+    n = failed = 0
     with labels.open("a", encoding="utf-8") as fh:
         for i in todo:
             name = f"{i:07d}.jpg"
-            if kind == "crops":
-                img, row, fx = make_crop(renderer, seed, i, size)
-            else:
-                img, row, fx = make_frame(renderer, seed, i, width, height)
+            try:
+                if kind == "crops":
+                    img, row, fx = make_crop(renderer, seed, i, size)
+                else:
+                    img, row, fx = make_frame(renderer, seed, i, width, height)
+            except (ValueError, RuntimeError, ArithmeticError) as exc:
+                # one odd scene must not stop an unattended run; it stays unlabeled, so a
+                # restart tries it again
+                failed += 1
+                print(f"bulk {kind}: image {i} skipped: {exc}", file=sys.stderr, flush=True)
+                if failed > 50 and failed > n:
+                    raise SystemExit(f"bulk {kind}: most images fail; stopping ({exc})") from exc
+                continue
             data = encode_jpeg(img, fx["jpeg"])
             tmp = out / (name + ".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, out / name)
-            fh.write(json.dumps({"image": name, **row}) + "\n")
-            fh.flush()
+            try:
+                tmp.write_bytes(data)
+                os.replace(tmp, out / name)
+                fh.write(json.dumps({"image": name, **row}) + "\n")
+                fh.flush()
+            except OSError as exc:  # full disk: everything labeled so far is complete
+                tmp.unlink(missing_ok=True)
+                raise SystemExit(f"bulk {kind}: cannot write {out / name} ({exc.strerror}); "
+                                 f"{len(done) + n} images are complete, rerun to continue") from exc
             n += 1
             if not quiet and (n % report_every == 0 or n == len(todo)):
                 dt = time.time() - t0

@@ -89,5 +89,6 @@ def test_dice_are_cut_from_finished_recordings_only(tmp_path):
     recording(tmp_path / "roll" / "0001", (100, 50, 140, 90))
     recording(tmp_path / "roll" / "0002.partial", (10, 10, 60, 60))  # unfinished: not used
     crops = bench._crops_from_recordings(tmp_path, limit=10)
-    assert [c.shape for c in crops] == [(40, 40, 3)]
-    assert crops[0].min() == 220  # the die, not the tray around it
+    # a 40 px die in a 320 px wide frame is 160 px in a 1280 px wide one
+    assert [c.shape for c in crops] == [(160, 160, 3)]
+    assert crops[0][2:-2, 2:-2].min() == 220  # the die, not the tray around it

@@ -48,6 +48,17 @@ def _labeled_sets_under(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob("labels.jsonl")) if root.is_dir() else []
 
 
+def _at_frame_scale(crop, source_shape):
+    """Resize a die cut from a frame of `source_shape` to its size in a 1280x720 frame of the
+    same view (long sides matched), so dice keep the size a tray camera gives them."""
+    import cv2
+
+    f = FRAME_W / max(source_shape[:2])
+    h, w = crop.shape[:2]
+    return cv2.resize(crop, (max(1, round(w * f)), max(1, round(h * f))),
+                      interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+
+
 def _crops_from_set(folder: Path, limit: int):
     """Die crops (BGR arrays) cut from the boxed labels of a set, with a little margin."""
     import cv2
@@ -69,7 +80,7 @@ def _crops_from_set(folder: Path, limit: int):
             xa, ya = max(0, int(x0 - m)), max(0, int(y0 - m))
             xb, yb = min(w, int(x1 + m)), min(h, int(y1 + m))
             if xb - xa >= 12 and yb - ya >= 12:
-                crops.append(image[ya:yb, xa:xb].copy())
+                crops.append(_at_frame_scale(image[ya:yb, xa:xb], image.shape))
         if len(crops) >= limit:
             break
     return crops[:limit]
@@ -108,7 +119,7 @@ def _crops_from_recordings(root: Path, limit: int):
                 x0, y0, x1, y1 = (int(v) for v in box)
                 x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
                 if x1 - x0 >= 12 and y1 - y0 >= 12:
-                    crops.append(image[y0:y1, x0:x1].copy())
+                    crops.append(_at_frame_scale(image[y0:y1, x0:x1], image.shape))
         if len(crops) >= limit:
             break
     return crops[:limit]
@@ -207,9 +218,12 @@ def _paste(frame, crop, x: int, y: int) -> None:
     frame[y:y + h, x:x + w] = out.astype(np.uint8)
 
 
-def compose_frame(crops, n: int, rng, die_px=(64, 100)):
-    """A 1280x720 frame with `n` dice pasted without overlap; returns (frame, boxes)."""
+def compose_frame(crops, n: int, rng, die_px=(40, 140)):
+    """A 1280x720 frame with `n` dice pasted without overlap; returns (frame, boxes).
+
+    Each die keeps about its own size (+-10%), kept within `die_px` (long side, pixels)."""
     import cv2
+    import numpy as np
 
     if not 0 <= n <= 24:
         raise DiceReaderError(f"{n} dice per frame: choose 0 to 24")
@@ -220,8 +234,8 @@ def compose_frame(crops, n: int, rng, die_px=(64, 100)):
     boxes = []
     for cell in cells:
         crop = crops[int(rng.integers(len(crops)))]
-        side = int(rng.integers(*die_px))
         h, w = crop.shape[:2]
+        side = int(np.clip(max(h, w) * rng.uniform(0.9, 1.1), *die_px))
         scale = side / max(h, w)
         crop = cv2.resize(crop, (max(1, round(w * scale)), max(1, round(h * scale))))
         h, w = crop.shape[:2]

@@ -145,7 +145,7 @@ def draw_sheet(
             marks = []
             if d.label is not None and d.label.box is not None:
                 marks.append((Box.from_list(d.label.box), (255, 255, 255)))
-            if d.reading is not None and d.label is not None and d.label.box is not None:
+            if d.reading is not None and (d.label is None or d.label.box is not None):
                 marks.append((d.reading.box, KINDS[d.kind][1]))
             tile = crop(image, crop_box(d), marks=marks)
         colour = KINDS[d.kind][1]

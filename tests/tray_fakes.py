@@ -96,8 +96,10 @@ class TruthRecognizer:
         self.calls += 1
         out = []
         for d in self._truth.get(pixel_key(bgr), []):
-            if d["state"] == "flat":
+            if d["state"] == "flat" and d.get("value") is not None:
                 outcome = Face(int(d["value"]), 0.99)
+            elif d["state"] == "flat":  # a D4: named, never read (the rules refuse it)
+                outcome = Unreadable("a D4: the rules use D6 to D20", 0.99)
             elif d["state"] == "cocked":
                 outcome = Cocked(0.9)
             else:

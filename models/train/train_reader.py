@@ -73,11 +73,14 @@ def prepare(data: Patches):
 
 
 def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
-    """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist)."""
+    """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist); the label
+    smoothing is spread over those faces only."""
     k = torch.as_tensor(FACE_COUNT)[type_idx]
-    ar = torch.arange(face_logits.shape[1])[None]
-    logits = face_logits.masked_fill(ar >= k[:, None], -1e4)
-    return F.cross_entropy(logits, face_idx, label_smoothing=smoothing)
+    valid = torch.arange(face_logits.shape[1])[None] < k[:, None]
+    logp = torch.log_softmax(face_logits.masked_fill(~valid, -1e4), dim=1)
+    nll = -logp.gather(1, face_idx[:, None])[:, 0]
+    smooth = -(logp * valid).sum(1) / k
+    return ((1 - smoothing) * nll + smoothing * smooth).mean()
 
 
 def main(argv=None):

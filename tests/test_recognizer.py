@@ -1,0 +1,93 @@
+"""The committed models on the committed rendered stills: what a judge would notice.
+
+fixtures/stills are 300 rendered tray frames (every die type, cocked dice, touching dice, several
+trays and lights) from a seed the training crops never used. The floors below are set a little
+under the figures measured when the models were committed (models/reader.md): a model that reads
+worse than that, or that gives a cocked die a value, fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from reader.commands.evaluate import evaluate_images
+from reader.errors import DiceReaderError
+from reader.vision.evaluate import summarise
+from reader.vision.realdata import load_set
+from reader.vision.recognizer import Recognizer
+
+ROOT = Path(__file__).resolve().parents[1]
+STILLS = ROOT / "fixtures" / "stills"
+
+# Measured with the committed models (models/reader.md): found 94.7%, type 70.3%, end-to-end
+# 12.0%, accepted-but-wrong 0.14%. Far from the 99% end-to-end target: these floors guard against
+# a regression, they do not claim the target is met.
+FLOOR = {"found": 0.93, "type": 0.68, "end_to_end": 0.10, "accepted_wrong": 0.005}
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    return Recognizer.load()
+
+
+@pytest.fixture(scope="module")
+def stills_score(recognizer):
+    return summarise("stills", evaluate_images(load_set(STILLS), recognizer))
+
+
+def test_models_are_committed_with_their_metadata(recognizer):
+    meta = recognizer.faces.model.meta
+    assert set(meta["types"]) >= {"d4", "d6", "d8", "d10", "d12", "d20"}
+    assert 0.0 < meta["accept_threshold"] < 1.0
+    assert "normalisation" in meta and "normalisation" in recognizer.detector.model.meta
+    total = sum(p.stat().st_size for p in (ROOT / "models").glob("*.onnx"))
+    assert total < 30e6
+
+
+@pytest.mark.xfail(strict=True, reason="known failure of the committed reader: 5 of 110 cocked "
+                   "rendered dice get a value (models/reader.md); remove this mark when fixed")
+def test_a_cocked_die_is_never_given_a_value(stills_score):
+    assert stills_score.cocked_given_value == 0
+
+
+def test_rendered_stills_are_found_and_read(stills_score):
+    s = stills_score
+    assert s.found_rate >= FLOOR["found"]
+    assert s.type_accuracy >= FLOOR["type"]
+    assert s.end_to_end >= FLOOR["end_to_end"]
+
+
+def test_wrong_readings_are_rare_among_accepted_ones(stills_score):
+    assert stills_score.accepted_wrong_rate <= FLOOR["accepted_wrong"]
+
+
+def test_an_empty_tray_has_no_dice(recognizer):
+    felt = np.full((720, 1280, 3), (40, 90, 30), np.uint8)
+    noise = np.random.default_rng(0).normal(0, 6, felt.shape)
+    felt = np.clip(felt + noise, 0, 255).astype(np.uint8)
+    assert recognizer.read_frame(felt) == []
+
+
+def test_turning_the_camera_does_not_change_the_values(recognizer):
+    """A tray seen from above has no 'up': the same frame turned a quarter reads the same."""
+    roll = ROOT / "fixtures" / "first-player-tie" / "0003"
+    frames = sorted((roll / "frames").iterdir())
+    frame = cv2.imread(str(frames[-1]))  # the settled tray: Ana's 6 and 2
+    a = sorted((r.die, r.value) for r in recognizer.read_frame(frame) if r.value is not None)
+    b = sorted((r.die, r.value) for r in recognizer.read_frame(cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE))
+               if r.value is not None)
+    assert a and a == b
+
+
+@pytest.mark.parametrize(
+    "image",
+    [np.zeros((10, 10), np.uint8), np.zeros((10, 10, 3), np.float32), np.zeros((0, 0, 3), np.uint8)],
+    ids=["grey", "float", "empty"],
+)
+def test_an_image_that_is_not_a_colour_frame_is_refused(recognizer, image):
+    with pytest.raises(DiceReaderError):
+        recognizer.read_frame(image)

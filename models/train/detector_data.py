@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from models.train.augment import photometric
+from models.train.reader_data import grow
 from reader.vision.realdata import load_set, realdata_root
 
 STRIDE = 4
@@ -53,7 +54,7 @@ def real_frames(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo")) ->
             known = [name != "desk-d6-matteo"] * len(boxes)
             if name == "desk-d6-matteo":
                 # grow top-face boxes a little toward the whole die so heat blobs are die-sized
-                boxes = [_grow(b, 1.25) for b in boxes]
+                boxes = [grow(b, 1.25) for b in boxes]
             f = _load_image(li.path, boxes, known, name)
             if f is not None:
                 out.append(f)
@@ -77,12 +78,6 @@ def synth_frames(folder: Path, limit: int | None = None) -> list[Frame]:
         if limit and len(out) >= limit:
             break
     return out
-
-
-def _grow(b, k):
-    cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-    w, h = (b[2] - b[0]) * k, (b[3] - b[1]) * k
-    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
 def sample(frame: Frame, rng: np.random.Generator, patch: int = 256):

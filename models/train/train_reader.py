@@ -43,7 +43,8 @@ SHARES = {"real": 0.35, "synth": 0.42, "types": 0.13, "none": 0.10}
 SYNTH_FULL_SHARE_AT = 8000
 
 
-def load_all(synth: list[Path], lurig_boxes: Path | None, synth_limit: int | None) -> Patches:
+def load_real(lurig_boxes: Path | None) -> Patches:
+    """Real dice: tray sets (training four-fifths) with table patches, and type-only photos."""
     p = real_tray_patches()
     boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
     p.extend(single_die_patches("type-lurig", boxes))
@@ -103,7 +104,7 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
 
     t_load = time.time()
-    data = load_all(args.synth, args.lurig_boxes, args.synth_limit)
+    data = load_real(args.lurig_boxes)
     synth_seen = {}
     for f in args.synth:
         new = synth_crop_patches(f, args.synth_limit)

@@ -85,6 +85,11 @@ class DiceDetector:
         x = _pad_to(small).astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0
         out = self.model(np.ascontiguousarray(x))[0][0]
         dets = decode(out, scale, self.threshold)
-        # clip to the image
-        return [Detection((max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])), d.score)
-                for d in dets for b in [d.box] if min(float(w), b[2]) > max(0.0, b[0]) and min(float(h), b[3]) > max(0.0, b[1])]
+        return [d for d in (_clip(d, w, h) for d in dets) if d is not None]
+
+
+def _clip(d: Detection, w: int, h: int) -> Detection | None:
+    """The detection with its box inside the image; None when nothing of it is inside."""
+    x0, y0 = max(0.0, d.box[0]), max(0.0, d.box[1])
+    x1, y1 = min(float(w), d.box[2]), min(float(h), d.box[3])
+    return Detection((x0, y0, x1, y1), d.score) if x1 > x0 and y1 > y0 else None

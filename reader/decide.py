@@ -151,23 +151,7 @@ class RulesDecider:
 
 
 def describe_decision(d: dict) -> str:
-    """One line for the console."""
-    result = d.get("result")
-    if result == "banish":
-        how = f"{d.get('die', '').upper()} shows {d['value']}: " if d.get("value") is not None else ""
-        return f"{how}banish card {d['position']} ({d['card']})"
-    if result == "reroll":
-        return f"{d['die'].upper()} shows {d['value']}: no card has that value, roll again"
-    if result == "roll-again":
-        who = f"{d['player']}: " if d.get("player") else ""
-        return f"{who}roll again ({d.get('reason')})"
-    if result == "done":
-        return ("done: banished " + ", ".join(f"{b['card']}" for b in d["banished"])
-                + "; remaining " + (", ".join(d["remaining"]) or "none"))
-    if result == "rolled":
-        return f"{d['player']} rolled {d['dice'][0]} + {d['dice'][1]} = {d['total']}"
-    if result == "tie":
-        return f"tie at {d['total']}: both players roll again"
-    if result == "first":
-        return f"{d['player']} goes first"
-    return str(d)
+    """One line for the console (the wording every command shares)."""
+    from reader.rules.wording import describe
+
+    return describe(d)

@@ -64,7 +64,7 @@ def test_replay_reports_a_model_that_now_reads_differently(tmp_path):
     result = replay_roll(tmp_path / "rolls" / "0001", TruthRecognizer(other))
     assert not result.same
     assert "read D6 5, recorded D6 3" in result.differences[0]
-    assert "banish card 5 (E)" in result.differences[1] and "banish card 3 (C)" in result.differences[1]
+    assert "banish #5 E" in result.differences[1] and "banish #3 C" in result.differences[1]
 
 
 @pytest.mark.parametrize(

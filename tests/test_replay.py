@@ -32,8 +32,8 @@ def test_same_model_same_result_exit_0(recorded, monkeypatch, capsys):
     assert main(["replay", str(rolls / "0001"), f"recording:{rolls / '0002'}"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith("0001: D8 8 -> D8 shows 8: no card has that value, roll again   same")
-    assert out[1].endswith("0002: D8 2 -> D8 shows 2: banish card 2 (B); done: banished B; "
-                           "remaining A, C, D, E, F, G   same")
+    assert out[1].endswith("0002: D8 2 -> D8 shows 2: banish #2 B; done: banished #2 B; "
+                           "remaining: A, C, D, E, F, G   same")
 
 
 def test_a_model_that_reads_differently_is_reported_exit_1(recorded, tmp_path, monkeypatch, capsys):
@@ -117,4 +117,4 @@ def test_fixture_expected_decisions_are_checked(tmp_path, monkeypatch, capsys):
     _use(monkeypatch, TruthRecognizer(tmp_path / "good"))
     assert main(["replay", str(tmp_path / "good")]) == 0
     assert main(["replay", str(tmp_path / "stale")]) == 1  # expected decisions that the rules do not give
-    assert "decision now: D8 shows 3: banish card 3 (C)" in capsys.readouterr().out
+    assert "decision now: D8 shows 3: banish #3 C" in capsys.readouterr().out

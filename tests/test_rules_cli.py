@@ -85,7 +85,7 @@ def test_rolls_that_run_out_say_what_comes_next(capsys):
 def test_banish_text_output(capsys):
     rc, out, _ = run_cli(capsys, "banish", "--cards", SEVEN, "--rolls", "d8:8,d8:3")
     assert rc == 0
-    assert out.splitlines() == ["D8 8: no card, roll again", "D8 3: banish #3 C",
+    assert out.splitlines() == ["D8 shows 8: no card has that value, roll again", "D8 shows 3: banish #3 C",
                                 "done: banished #3 C; remaining: A, B, D, E, F, G"]
 
 
@@ -131,7 +131,7 @@ def test_first_player_default_names_and_undecided(capsys):
 def test_first_player_text_and_prompt(capsys, monkeypatch):
     rc, out, err = run_cli(capsys, "first-player", stdin="1+1\n2+2\n", monkeypatch=monkeypatch)
     assert rc == 0
-    assert out.splitlines() == ["Player 1: 1 + 1 = 2", "Player 2: 2 + 2 = 4",
+    assert out.splitlines() == ["Player 1 rolled 1 + 1 = 2", "Player 2 rolled 2 + 2 = 4",
                                 "Player 2 goes first (Player 1 2, Player 2 4)"]
     assert "Player 1, roll 2 D6" in err
     rc, out, _ = run_cli(capsys, "first-player", "--json", stdin="1+1\n", monkeypatch=monkeypatch)
@@ -183,7 +183,7 @@ def test_command_line_process_exit_codes_and_one_line_errors():
     assert bad.stderr.splitlines() == [
         "dice-reader banish: a D4 is not used by the rules; roll a D8, D10, D12 or D20 for 7 cards"]
     first = _subprocess("first-player", "--rolls", "2+2,2+2")
-    assert first.returncode == 0 and "tie at 4: both roll again" in first.stdout
+    assert first.returncode == 0 and "tie at 4: both players roll again" in first.stdout
     bad = _subprocess("first-player", "--rolls", "3+x+4")
     assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1 and "Traceback" not in bad.stderr
     # no rolls and nothing at the prompt: stops, undecided, not an error

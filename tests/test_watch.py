@@ -31,10 +31,10 @@ def test_watch_banish_on_a_recording_prints_each_roll_and_a_summary(rolls, tmp_p
     assert code == 0
     assert text.splitlines()[0].startswith("roll D6: 1 A | 2 B")  # what to roll, before the first roll
     assert "roll 0001: D6 shows 6: no card has that value, roll again" in text
-    assert "roll 0002: D6 shows 3: banish card 3 (C)" in text
+    assert "roll 0002: D6 shows 3: banish #3 C" in text
     assert "next: roll D6: 1 A | 2 B | 3 D | 4 E" in text
     assert "roll 0003: read D6 2" in text
-    assert "result: done: banished C, B; remaining A, D, E" in text
+    assert "result: done: banished #3 C, #2 B; remaining: A, D, E" in text
     assert "rolls read: 3, recorded: 3" in text and "stillness to verdict: median" in text
     assert [p.name for p in list_rolls(out)] == ["0001", "0002", "0003"]
 
@@ -55,7 +55,7 @@ def test_watch_first_player_json_events(rolls, tmp_path, capsys, monkeypatch):
     decisions = [(e["result"], e.get("player")) for e in lines if e["type"] == "decision"]
     assert decisions == [("rolled", "Ana"), ("rolled", "Ben"), ("first", "Ana")]
     summary = lines[-1]
-    assert summary["type"] == "summary" and summary["result"] == "Ana goes first"
+    assert summary["type"] == "summary" and summary["result"] == "Ana goes first (Ana 12, Ben 3)"
     assert summary["rules"]["first"] == "Ana"
 
 

@@ -14,6 +14,7 @@ import json
 import sys
 
 from reader.errors import DiceReaderError
+from reader.rules.wording import describe  # one wording for every command
 
 HELP = "Banish cards from memory at random by the Grand Archive rules."
 
@@ -78,23 +79,6 @@ def _split(text: str | None) -> list[str] | None:
     if text is None:
         return None
     return [t for t in (s.strip() for s in text.split(",")) if t]
-
-
-def describe(event) -> str:
-    """One human line per event."""
-    r = event.result
-    if r == "reroll":
-        return f"{event.die.upper()} {event.value}: no card, roll again"
-    if r == "roll-again":
-        return f"{event.die.upper()}: {event.reason}, roll again"
-    if r == "banish":
-        how = {"roll": f"{(event.die or '').upper()} {event.value}", "pick": "opponent's pick",
-               "only-card": "only card left"}[event.by]
-        return f"{how}: banish #{event.position} {event.card}"
-    if r == "done":
-        gone = ", ".join(f"#{b.position} {b.card}" for b in event.banished)
-        return f"done: banished {gone}; remaining: {', '.join(event.remaining) or '(none)'}"
-    return json.dumps(event.to_json())
 
 
 def _ask(prompt: str) -> str | None:

@@ -13,6 +13,7 @@ import json
 import sys
 
 from reader.errors import DiceReaderError
+from reader.rules.wording import describe  # one wording for every command
 
 HELP = "Decide who goes first: each player rolls 2 D6, higher total first, ties roll again."
 
@@ -35,20 +36,6 @@ def parse_pair(token: str) -> tuple:
         die, value = parse_roll(part)
         out.append((die or "d6", value))
     return tuple(out)
-
-
-def describe(event) -> str:
-    r = event.result
-    if r == "rolled":
-        return f"{event.player}: {event.dice[0]} + {event.dice[1]} = {event.total}"
-    if r == "tie":
-        return f"tie at {event.total}: both roll again"
-    if r == "roll-again":
-        return f"{event.player}: {event.reason}, roll again"
-    if r == "first":
-        (a, ta), (b, tb) = event.totals
-        return f"{event.player} goes first ({a} {ta}, {b} {tb})"
-    return json.dumps(event.to_json())
 
 
 def run(args) -> int:

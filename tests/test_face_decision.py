@@ -63,3 +63,28 @@ def test_not_a_die_is_dropped_in_a_frame_but_named_in_a_single_image():
     assert reader.decide(ev, BOX) is None
     single = reader.decide(ev, BOX, allow_none=False)
     assert single is not None and single.die == "d8" and single.value is None
+
+
+class _Recording:
+    """A stand-in network that keeps the crops it is shown and answers 'no idea'."""
+
+    def __init__(self, meta):
+        self.meta = {"types": TYPES, **meta}
+        self.seen = None
+
+    def __call__(self, x):
+        self.seen = x
+        n = len(x)
+        return [np.zeros((n, len(TYPES)), np.float32), np.zeros((n, 20), np.float32),
+                np.zeros((n, 2), np.float32)]
+
+
+@pytest.mark.parametrize(("per_side", "white_share"), [(1.0, 1.0), (2.0, 0.25)], ids=["tight", "loose"])
+def test_the_crop_is_cut_the_way_the_model_was_made_for(per_side, white_share):
+    # a white 40 px die on black: a model made for loose crops must see the table around it
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[80:120, 80:120] = 255
+    net = _Recording({"crop_per_side": per_side})
+    FaceReader(net).evidence(image, [(80, 80, 120, 120)])
+    assert len(net.seen) == 4  # four turned views of the one die
+    assert abs(float((net.seen[0, 0] > 0.5).mean()) - white_share) < 0.05

@@ -4,7 +4,8 @@
 
 Fits one temperature for type and one for face logits (least negative log-likelihood), then picks
 the accept threshold: the lowest confidence at which accepted-but-wrong stays under `--max-wrong`
-of the calibration dice, with all four rotated views agreeing. The figures go into the model card.
+of the calibration dice, with all four rotated views agreeing; and the cocked threshold, low enough
+that at most `--cocked-miss` of the leaning dice pass as flat. The figures go into the model card.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def main(argv=None):
     ap.add_argument("calib", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-wrong", type=float, default=0.002)
+    ap.add_argument("--cocked-miss", type=float, default=0.01)
+    ap.add_argument("--crop-per-side", type=float, default=None,
+                    help="crop side / detector box side at run time (default: the training convention); "
+                         "a loose crop forgives a detector box that is too tight")
     args = ap.parse_args(argv)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
@@ -56,8 +61,15 @@ def main(argv=None):
     fl_m = np.where(np.arange(20)[None] < k[:, None], fl, -1e4)
     t_face = float(grid[np.argmin([nll(fl_m[has_face], fi[has_face], t) for t in grid])])
 
-    model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0})
+    per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
+    model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
+                       "crop_per_side": per_side})
     reader = FaceReader(model)
+    # the cocked threshold: low enough that at most --cocked-miss of the leaning calibration dice
+    # pass as flat (a cocked die given a value is an accepted wrong reading)
+    p_cocked = np.array([reader.evidence(imgs[i], [box])[0].cocked for i in np.nonzero(si == 1)[0]])
+    cocked_thr = float(np.clip(np.quantile(p_cocked, args.cocked_miss), 0.1, 0.5)) if len(p_cocked) else 0.5
+    reader.cocked_threshold = cocked_thr
     rows = []
     for i in range(len(imgs)):
         ev = reader.evidence(imgs[i], [box])[0]
@@ -97,7 +109,7 @@ def main(argv=None):
                               "end_to_end": round(float((acc & value_ok & type_ok)[mv].sum() / max(mv.sum(), 1)), 4)
                               if mv.any() else None}
     out = {"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": round(best, 3),
-           "cocked_threshold": 0.5, "calibration": stats, "calibration_by_source": per_source}
+           "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source}
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

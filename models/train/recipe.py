@@ -7,7 +7,7 @@
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
-type-only photos and table patches; export; calibrate on the held-back 8%; export again with the
+type-only photos, table patches and the detector's own false alarms ("none"); export; calibrate on the held-back 8%; export again with the
 calibration in the ONNX metadata. Timings are for two CPU cores.
 """
 
@@ -37,7 +37,9 @@ def main(argv=None):
     export.main(["detector", str(w / "detector.pt"), str(m / "detector.onnx"), "--version", args.version])
     single_boxes.main([str(m / "detector.onnx"), "type-lurig", "--out", str(w / "lurig_boxes.json")])
     train_reader.main(["--minutes", str(args.reader_minutes), "--out", str(w / "reader.pt"),
-                       "--lurig-boxes", str(w / "lurig_boxes.json")] +
+                       "--lurig-boxes", str(w / "lurig_boxes.json"),
+                       "--hard-negatives", str(m / "detector.onnx")] +
+                      (["--scenes", str(args.synth_scenes)] if args.synth_scenes.is_dir() else []) +
                       (["--synth", str(args.synth_crops)] if args.synth_crops.is_dir() else []))
     export.main(["reader", str(w / "reader.pt"), str(w / "reader_uncalibrated.onnx"), "--version", args.version])
     calibrate.main([str(w / "reader_uncalibrated.onnx"), str(w / "reader.calib.npz"),

@@ -22,8 +22,8 @@ import torch
 import torch.nn.functional as F
 
 from models.train.nets import TYPES, DiceReaderNet
-from models.train.reader_data import (Patches, make_crop, real_tray_patches, single_die_patches,
-                                      synth_crop_patches)
+from models.train.reader_data import (Patches, detector_false_alarms, make_crop, real_tray_patches,
+                                      single_die_patches, synth_crop_patches)
 from reader.dice import FACES
 
 FACE_COUNT = np.array([FACES.get(t, 0) for t in TYPES])
@@ -39,7 +39,7 @@ def source_group(src: str) -> str:
     return "real"
 
 
-SHARES = {"real": 0.35, "synth": 0.42, "types": 0.13, "none": 0.10}
+SHARES = {"real": 0.35, "synth": 0.40, "types": 0.13, "none": 0.12}
 SYNTH_FULL_SHARE_AT = 8000
 
 
@@ -94,6 +94,10 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("work/reader.pt"))
     ap.add_argument("--init", type=Path, default=None)
+    ap.add_argument("--hard-negatives", type=Path, default=None, metavar="DETECTOR_ONNX",
+                    help="add this detector's false alarms on the training frames as 'none'")
+    ap.add_argument("--scenes", type=Path, default=None,
+                    help="rendered scenes to mine false alarms from too (with --hard-negatives)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reload-minutes", type=float, default=4.0,
@@ -110,6 +114,8 @@ def main(argv=None):
         new = synth_crop_patches(f, args.synth_limit)
         synth_seen[str(f)] = new.lines_read
         data.extend(new)
+    if args.hard_negatives:
+        data.extend(detector_false_alarms(args.hard_negatives, scenes=args.scenes))
     imgs, ti, fi, si, src, calib, train, w = prepare(data)
     print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
           f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in SHARES})}; "

@@ -13,11 +13,14 @@ CROP = 96
 CROP_PER_SIDE = 1.35
 
 
-def crop_die(image: np.ndarray, box, angle: float = 0.0) -> np.ndarray:
-    """CROP x CROP BGR crop of the die in `box` (x0, y0, x1, y1), rotated by `angle` degrees."""
+def crop_die(image: np.ndarray, box, angle: float = 0.0, per_side: float = CROP_PER_SIDE) -> np.ndarray:
+    """CROP x CROP BGR crop of the die in `box` (x0, y0, x1, y1), rotated by `angle` degrees.
+
+    `per_side`: crop side / box side; a model states its own in its metadata ("crop_per_side").
+    """
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    side = max(x1 - x0, y1 - y0, 4.0) * CROP_PER_SIDE
+    side = max(x1 - x0, y1 - y0, 4.0) * per_side
     s = CROP / side
     M = cv2.getRotationMatrix2D((cx, cy), angle, s)
     M[0, 2] += CROP / 2 - cx

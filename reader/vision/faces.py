@@ -16,7 +16,7 @@ import numpy as np
 
 from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.crops import crop_die, to_tensor
+from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
 from reader.vision.onnx_model import OnnxModel
 
 ANGLES = (0.0, 90.0, 180.0, 270.0)
@@ -48,11 +48,12 @@ class FaceReader:
         self.t_face = float(meta.get("temperature_face", 1.0))
         self.accept = float(meta.get("accept_threshold", 0.9))
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
+        self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
 
     def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
         if not boxes:
             return []
-        crops = [crop_die(image, b, a) for b in boxes for a in ANGLES]
+        crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
         t_logits, f_logits, s_logits = self.model(to_tensor(crops))
         n = len(ANGLES)
         out = []

@@ -5,9 +5,10 @@
 
 Each roll is recorded from a few frames before motion to the settled frame (written losslessly,
 so that replay reads exactly the pixels the live loop read), with its trigger, readings and
-decisions. A camera lost mid-roll ends that roll as a complete recording with no reading (the
+decisions. Dice that were in the tray before the throw (reader.unmoved) are recorded, not
+counted. A camera lost mid-roll ends that roll as a complete recording with no reading (the
 dice are rolled again) and nothing is read until the camera is back; a full disk stops the loop
-with a clear message and leaves only a `.partial` folder. Event shapes: recording.md.
+with a clear message and leaves only a `.partial` folder. Event shapes: reader/recording.py.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from reader.reading import DieReading
 from reader.recording import RecordingError, RecordingWriter, next_roll_dir
 from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
+from reader.unmoved import split_unmoved
 
 EventSink = Callable[[dict], None]
 FrameSink = Callable[[int, np.ndarray, "list[DieReading] | None"], None]
@@ -73,6 +75,7 @@ class _Roll:
         self.t0 = t0
         self.triggered = triggered
         self.last_written_t = -1e9
+        self.baseline: np.ndarray | None = None  # the tray before the roll (reader.unmoved)
 
     def t(self, t: float) -> float:
         return max(0.0, t - self.t0)
@@ -301,8 +304,13 @@ class LiveLoop:
         t0 = self._recent[0].t if self._recent else t
         self._roll = _Roll(writer, t0, triggered)
         self._emit({"type": "roll_started", "roll": writer.name})
-        for old in list(self._recent):
-            self._write_frame(old, force=True)
+        for k, old in enumerate(self._recent):
+            # the baseline is kept losslessly, as the settled frame is: replay compares the same pixels
+            self._write_frame(old, force=True, lossless=(k == 0))
+        if self._recent:
+            # frame 0 shows the tray before the throw: dice already there were not rolled
+            self._roll.baseline = self._recent[0].bgr
+            self._record("baseline", self._recent[0].t, frame=0)
         self._recent.clear()
 
     def _write_frame(self, frame: Frame, force: bool = False, lossless: bool = False) -> int | None:
@@ -325,7 +333,9 @@ class LiveLoop:
             readings = None
             decisions = self.decider.roll_again(f"the reader failed on this frame: {exc}")
             self._record("note", frame.t, text=f"reader failed: {exc}")
+        left: list[DieReading] = []
         if readings is not None:
+            readings, left = split_unmoved(readings, self._roll.baseline, frame.bgr)
             if not readings and not verdict.triggered:
                 # dice picked up (the tray was cleared): not a roll; a tower drop still counts
                 self._not_a_roll(frame, "no dice in the tray after it settled (dice picked up?)")
@@ -336,7 +346,11 @@ class LiveLoop:
         self._record("settled", frame.t, frame=index, still_s=round(verdict.still_s, 3),
                      latency_s=round(latency, 3))
         dice = [r.to_json() for r in readings]
-        self._record("reading", frame.t, frame=index, dice=dice)
+        if left:
+            self._record("reading", frame.t, frame=index, dice=dice,
+                         unmoved=[r.to_json() for r in left])
+        else:
+            self._record("reading", frame.t, frame=index, dice=dice)
         for d in decisions:
             self._record("decision", frame.t, **d)
         if self.on_frame is not None:

@@ -6,14 +6,18 @@ each event as one flushed line, and only `close()` fsyncs everything and renames
 `ROLL_DIR`. A crash or a full disk leaves the `.partial` folder, which `RecordingReader` refuses
 and which `find_partials()` lets a later run report; nothing here ever deletes one.
 
-Format (shared contract, see recording.md):
+Format (the contract shared by the live loop, the renderer, replay and the web views):
 
     ROLL_DIR/manifest.json   {"format": "dice-reader/recording", "version": 1, "created", "kind",
                               "camera", "tray", "software", "rules"}
     ROLL_DIR/frames/000000.jpg (or .png)
     ROLL_DIR/events.jsonl    one JSON object per line with "t" (seconds) and "type"
 
-Unknown event types are kept and ignored (forward compatible).
+Event types: "frame" {index, file}; "motion" {frame}; "baseline" {frame: the tray before the
+throw, kept losslessly}; "trigger" {source, seq, count}; "settled" {frame, still_s, latency_s};
+"reading" {frame, dice, unmoved?: dice that were there before the throw, not counted};
+"decision" (a rules event's JSON); "note" {text}; from the renderer "truth" {frame, dice} and
+"expected" {decisions}. Unknown event types are kept and ignored (forward compatible).
 """
 
 from __future__ import annotations

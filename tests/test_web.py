@@ -311,3 +311,13 @@ def test_a_local_server_answers_only_to_local_names(served, host, status):
     """A page on another site cannot reach the table through DNS rebinding."""
     server, *_ = served
     assert request(server, "GET", "/api/state", headers={"Host": host})[0] == status
+
+
+def test_a_die_left_in_the_tray_is_shown_to_the_judge_but_not_counted():
+    s = TableState(clock=lambda: 1.0)
+    s.apply({"type": "reading", "roll": "0003", "frame": 9,
+             "dice": [{"die": "d6", "value": 3, "box": [1, 1, 9, 9], "state": "flat"}],
+             "unmoved": [{"die": "d6", "value": 6, "box": [20, 1, 29, 9], "state": "flat"}]})
+    roll = s.snapshot()["roll"]
+    assert [d["value"] for d in roll["dice"]] == [3]
+    assert [d["value"] for d in roll["unmoved"]] == [6]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reader.errors import DiceReaderError
+from reader.unmoved import split_unmoved
 
 HELP = ("Read recorded rolls again with the current recognizer, print readings and decisions, and "
         "report where they differ from the recording. Exit status: 0 all the same, 1 if any roll "
@@ -122,13 +123,16 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
     except DiceReaderError as exc:
         out.error = str(exc)
         return out
+    baseline = rec.of_type("baseline")
     for frame_index, recorded in targets:
         try:
             image = rec.frame(frame_index)
+            before = rec.frame(baseline[0]["frame"]) if baseline else None
         except DiceReaderError as exc:
             out.error = str(exc)
             return out
-        readings = list(recognizer.read_frame(image))
+        # as live: dice that were in the tray before the throw are not part of the roll
+        readings, _ = split_unmoved(recognizer.read_frame(image), before, image)
         replayed = [r.to_json() for r in readings]
         out.recorded += recorded
         out.replayed += replayed

@@ -114,6 +114,8 @@ class TableState:
     def _on_reading(self, e: dict) -> None:
         r = self._roll(e.get("roll"))
         r["dice"] = [_die_view(d) for d in e.get("dice", []) if isinstance(d, dict)]
+        # dice that were in the tray before the throw: shown to the judge, never counted
+        r["unmoved"] = [_die_view(d) for d in e.get("unmoved", []) if isinstance(d, dict)]
         r["frame"] = e.get("frame")
         r["reading_ms"] = round(self._clock() * 1000, 1)
         r["decisions"], r["decision_text"], r["overrides"], r["judge_reason"] = [], "", [], None

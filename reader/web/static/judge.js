@@ -106,7 +106,10 @@ function renderRoll(roll) {
       el("td", { class: "value", text: d.value == null ? "—" : String(d.value) }),
       el("td", { text: d.state + (d.reason ? " (" + d.reason + ")" : "") + (d.overridden ? ", read " + (d.was ?? "none") : "") }),
       el("td", { class: "conf", text: conf }), el("td", {}, btn));
-  }));
+  }), ...(roll && roll.unmoved ? roll.unmoved : []).map((d) => el("tr", { class: "unmoved" },
+    el("td", { text: "–" }), el("td", { text: String(d.die).toUpperCase() }),
+    el("td", { class: "value", text: d.value == null ? "—" : String(d.value) }),
+    el("td", { text: "in the tray before the throw: not counted" }), el("td", {}), el("td", {}))));
 }
 
 function renderMatch(state) {

@@ -288,3 +288,21 @@ def test_a_d20_table_and_a_cocked_die_read_clearly(browser, table, artifacts):
     page.add_style_tag(content="html { background: #556; }")
     page.screenshot(path=str(artifacts / "overlay-d20-cocked.png"))
     page.close()
+
+
+def test_the_judge_sees_a_die_left_in_the_tray_marked_not_counted(browser, table, artifacts):
+    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
+    judge.goto(f"{table.url}/judge?token={table.token}")
+    wait_connected(judge)
+    table.hub.publish({"type": "reading", "roll": "0004", "frame": 9,
+                       "dice": [{"die": "d8", "value": 3, "box": [200, 300, 400, 500], "confidence": 0.97,
+                                 "state": "flat"}],
+                       "unmoved": [{"die": "d6", "value": 6, "box": [600, 300, 760, 460], "confidence": 0.99,
+                                    "state": "flat"}]})
+    judge.wait_for_selector("#dice tbody tr.unmoved", timeout=5_000)
+    rows = judge.locator("#dice tbody tr")
+    assert rows.count() == 2
+    assert "not counted" in judge.inner_text("#dice tbody tr.unmoved")
+    assert judge.locator("#dice tbody tr.unmoved button").count() == 0  # nothing to override
+    judge.screenshot(path=str(artifacts / "judge-unmoved.png"), full_page=True)
+    judge.close()

@@ -1,8 +1,9 @@
 """Training samples for the detector: random patches of labeled tray frames with centre targets.
 
 Sources are the trainable real sets (their training four-fifths only) and rendered scenes. Each
-sample rescales the frame so that dice take 14-110 px, rotates it freely (a tray seen from above
-has no "up"), and applies photometric noise, so a new camera or table is not a new world.
+sample rescales the frame so that dice take 14-110 px, turns it by a quarter turn (a tray seen from
+above has no "up"; quarter turns keep the labeled boxes exact) and flips it, and applies
+photometric noise, so a new camera or table is not a new world.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def synth_frames(folder: Path, limit: int | None = None) -> list[Frame]:
     return out
 
 
-def sample(frame: Frame, rng: np.random.Generator, patch: int = 256):
+def sample(frame: Frame, rng: np.random.Generator, patch: int = 256, right_angles: float = 1.0):
     """One augmented patch and its targets: heat (1,H,W), size (2,H,W), offset (2,H,W), mask."""
     h, w = frame.image.shape[:2]
     boxes = frame.boxes
@@ -90,7 +91,11 @@ def sample(frame: Frame, rng: np.random.Generator, patch: int = 256):
         med = 40.0
     target = float(np.exp(rng.uniform(np.log(14), np.log(110))))
     scale = target / max(med, 4.0)
-    angle = rng.uniform(0, 360)
+    # Quarter turns only: a labeled box turned by 90 degrees is still the die's exact box, while
+    # at 45 degrees the die's true extent is unknown (a D6 at 45 degrees in the photo has a box
+    # 1.4x its side; turned back it is 1x). Guessed boxes taught the size head a +-30% error that
+    # the reader's crops inherited. Dice lie at every angle in the photos themselves.
+    angle = float(rng.choice([0.0, 90.0, 180.0, 270.0])) if rng.random() < right_angles else rng.uniform(0, 360)
     # centre of the patch: on a random die most of the time, else anywhere
     if len(boxes) and rng.random() < 0.7:
         b = boxes[rng.integers(len(boxes))]
@@ -118,16 +123,17 @@ def sample(frame: Frame, rng: np.random.Generator, patch: int = 256):
     for b, known in zip(boxes, frame.size_known):
         corners = np.array([[b[0], b[1], 1], [b[2], b[1], 1], [b[2], b[3], 1], [b[0], b[3], 1]], np.float32)
         pts = corners @ M.T
-        # the rotated box's extent shrinks back toward the die (a die is roughly round from above)
         c = pts.mean(axis=0)
         bw = (b[2] - b[0]) * scale
         bh = (b[3] - b[1]) * scale
         ang = np.deg2rad(angle)
-        # a die seen from above is between a square and a disc: average the rotated box's extent
-        # with the unrotated side
-        side = float(np.sqrt(bw * bh))
-        ew = 0.5 * (abs(bw * np.cos(ang)) + abs(bh * np.sin(ang))) + 0.5 * side
-        eh = 0.5 * (abs(bw * np.sin(ang)) + abs(bh * np.cos(ang))) + 0.5 * side
+        # exact for quarter turns; at other angles a die seen from above is between a square and
+        # a disc, so the turned box's extent is averaged with the unturned side (a guess)
+        ew = abs(bw * np.cos(ang)) + abs(bh * np.sin(ang))
+        eh = abs(bw * np.sin(ang)) + abs(bh * np.cos(ang))
+        if angle % 90:
+            side = float(np.sqrt(bw * bh))
+            ew, eh = 0.5 * ew + 0.5 * side, 0.5 * eh + 0.5 * side
         gx, gy = c[0] / STRIDE, c[1] / STRIDE
         if not (0 <= gx < out and 0 <= gy < out):
             continue

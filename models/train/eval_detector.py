@@ -1,6 +1,9 @@
-"""Detector recall and false alarms on the holdout fifth of the real tray sets.
+"""Detector recall, false alarms and box size on the holdout fifth of the real tray sets.
 
-    python -m models.train.eval_detector models/detector.onnx
+    python -m models.train.eval_detector models/detector.onnx [--sets tray-d6-nell,fixtures/stills]
+
+Box size matters as much as recall: the reader's crop is cut from the box, so a box half the
+die's size hides half its face.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import numpy as np
 
 from reader.vision.detector import DiceDetector
 from reader.vision.onnx_model import OnnxModel
-from reader.vision.realdata import load_set, realdata_root
+from reader.vision.realdata import TRAINABLE, load_set, realdata_root
 
 
 def matched(label, pred) -> bool:
@@ -32,8 +35,9 @@ def main(argv=None):
     for name in args.sets.split(","):
         n_lab = n_found = n_pred = n_false = 0
         sizes = []
-        for li in load_set(realdata_root() / name):
-            if not li.holdout:
+        folder = Path(name) if Path(name).is_dir() else realdata_root() / name
+        for li in load_set(folder):
+            if folder.name in TRAINABLE and not li.holdout:
                 continue
             img = cv2.imread(str(li.path))
             preds = [d.box for d in det.detect(img)]
@@ -45,13 +49,13 @@ def main(argv=None):
                     used.add(hit)
                     n_found += 1
                     p = preds[hit]
-                    sizes.append(((p[2] - p[0]) / (lb[2] - lb[0]), (p[3] - p[1]) / (lb[3] - lb[1])))
+                    sizes.append(max(p[2] - p[0], p[3] - p[1]) / max(lb[2] - lb[0], lb[3] - lb[1]))
             n_lab += len(labels)
             n_pred += len(preds)
             n_false += len(preds) - len(used)
-        s = np.array(sizes) if sizes else np.zeros((1, 2))
+        q = np.percentile(sizes, [10, 50, 90]) if sizes else [0, 0, 0]
         print(f"{name:20s} dice {n_lab:5d} found {n_found/max(n_lab,1):.3f} false {n_false:4d} "
-              f"size ratio w {np.median(s[:,0]):.2f} h {np.median(s[:,1]):.2f}")
+              f"box side / labeled side: 10% {q[0]:.2f} median {q[1]:.2f} 90% {q[2]:.2f}")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,9 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=Path("work/detector.pt"))
     ap.add_argument("--init", type=Path, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--size-weight", type=float, default=1.0,
+                    help="weight of the box-size loss: the reader's crop is cut from this box")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -75,7 +78,7 @@ def main(argv=None):
     net = DiceDetector()
     if args.init and args.init.exists():
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()
     step = 0
@@ -85,7 +88,7 @@ def main(argv=None):
         frac = (time.time() - t0) / budget
         if frac >= 1:
             break
-        lr = 2e-3 * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
         for g in opt.param_groups:
             g["lr"] = lr
         x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch)
@@ -96,7 +99,7 @@ def main(argv=None):
         n = m_off.sum().clamp(min=1)
         l_size = (F.smooth_l1_loss(out[:, 1:3], size, reduction="none") * m_size).sum() / m_size.sum().clamp(min=1)
         l_off = (F.l1_loss(torch.sigmoid(out[:, 3:5]), off, reduction="none") * m_off).sum() / n
-        loss = l_heat + l_size + l_off
+        loss = l_heat + args.size_weight * l_size + l_off
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -15,6 +15,7 @@ from reader.vision.onnx_model import OnnxModel
 
 INPUT_LONG = 640
 STRIDE = 4
+PART_RATIO = 2.5  # a box this many times smaller than another, inside it, is part of that die
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,29 @@ def _inside_core(box, other, core: float = 0.6) -> bool:
     return other[0] + mx <= cx <= other[2] - mx and other[1] + my <= cy <= other[3] - my
 
 
+def _side(box) -> float:
+    return max(box[2] - box[0], box[3] - box[1])
+
+
+def _centre_in(box, other) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return other[0] <= cx <= other[2] and other[1] <= cy <= other[3]
+
+
+def _part_of(box, other, ratio: float = PART_RATIO) -> bool:
+    """True when `box` is much smaller than `other` and its centre lies inside it: a pip or a
+    numeral of a big die, never a die of its own (seen from above, dice do not overlap). Read
+    alone, a pip of a 3 is a confident 1."""
+    return _side(other) >= ratio * _side(box) and _centre_in(box, other)
+
+
 def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
     kept: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.score):
         if all(_iou(d.box, k.box) < iou and not _inside_core(d.box, k.box) for k in kept):
             kept.append(d)
-    return kept
+    # a weaker big box does not lose to a strong pip inside it: parts go whatever their score
+    return [d for d in kept if not any(_part_of(d.box, k.box) for k in kept if k is not d)]
 
 
 class DiceDetector:

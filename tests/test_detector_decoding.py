@@ -1,0 +1,34 @@
+"""Turning the detector's peaks into dice: one box per die, never a pip or a numeral as a die.
+
+Seen from above, dice do not overlap. A strong peak on one pip of a big die, read alone, is a
+confident "1" for a die showing 3: the decoding must drop it however strong it is.
+"""
+
+import pytest
+
+from reader.vision.detector import Detection, _suppress
+
+DIE = (100.0, 100.0, 160.0, 160.0)          # a 60 px die
+PIP = (104.0, 104.0, 118.0, 118.0)          # one of its corner pips, 14 px
+NEIGHBOUR = (162.0, 100.0, 222.0, 160.0)    # a touching die of the same size
+SMALL_DIE = (163.0, 165.0, 183.0, 185.0)    # a smaller die just outside the big one
+DOUBLE = (100.0, 100.0, 222.0, 160.0)       # one weak box over two touching dice
+
+
+def boxes(dets):
+    return sorted(d.box for d in dets)
+
+
+CASES = {
+    "a strong pip inside a weaker die goes": ([Detection(PIP, 0.9), Detection(DIE, 0.5)], [DIE]),
+    "touching dice both stay": ([Detection(DIE, 0.9), Detection(NEIGHBOUR, 0.8)], [DIE, NEIGHBOUR]),
+    "a small die beside a big one stays": ([Detection(DIE, 0.9), Detection(SMALL_DIE, 0.6)], [DIE, SMALL_DIE]),
+    "a box over two dice does not swallow them": (
+        [Detection(DIE, 0.9), Detection(NEIGHBOUR, 0.9), Detection(DOUBLE, 0.4)], [DIE, NEIGHBOUR]),
+    "the same die twice is one die": ([Detection(DIE, 0.9), Detection((102, 101, 161, 162), 0.7)], [DIE]),
+}
+
+
+@pytest.mark.parametrize(("dets", "kept"), CASES.values(), ids=CASES.keys())
+def test_one_box_per_die(dets, kept):
+    assert boxes(_suppress(dets)) == sorted(kept)

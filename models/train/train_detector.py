@@ -58,7 +58,7 @@ def main(argv=None):
     ap.add_argument("--init", type=Path, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--size-weight", type=float, default=1.0,
+    ap.add_argument("--size-weight", type=float, default=2.0,
                     help="weight of the box-size loss: the reader's crop is cut from this box")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)

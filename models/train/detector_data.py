@@ -16,8 +16,7 @@ import cv2
 import numpy as np
 
 from models.train.augment import photometric
-from models.train.reader_data import grow
-from reader.vision.realdata import load_set, realdata_root
+from models.train.reader_data import grow, tray_images
 
 STRIDE = 4
 
@@ -43,22 +42,16 @@ def _load_image(path: Path, boxes: list, size_known: list, source: str, max_side
 
 def real_frames(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo")) -> list[Frame]:
     out = []
-    for name in sets:
-        folder = realdata_root() / name
-        if not folder.is_dir():
-            continue
-        for li in load_set(folder):
-            if li.holdout or li.single:
-                continue
-            boxes = [d.box for d in li.dice if d.box is not None]
-            # desk-d6-matteo boxes cover the top face only: teach its centres, not its sizes.
-            known = [name != "desk-d6-matteo"] * len(boxes)
-            if name == "desk-d6-matteo":
-                # grow top-face boxes a little toward the whole die so heat blobs are die-sized
-                boxes = [grow(b, 1.25) for b in boxes]
-            f = _load_image(li.path, boxes, known, name)
-            if f is not None:
-                out.append(f)
+    for name, li in tray_images(sets):
+        boxes = [d.box for d in li.dice if d.box is not None]
+        # desk-d6-matteo boxes cover the top face only: teach its centres, not its sizes.
+        known = [name != "desk-d6-matteo"] * len(boxes)
+        if name == "desk-d6-matteo":
+            # grow top-face boxes a little toward the whole die so heat blobs are die-sized
+            boxes = [grow(b, 1.25) for b in boxes]
+        f = _load_image(li.path, boxes, known, name)
+        if f is not None:
+            out.append(f)
     return out
 
 

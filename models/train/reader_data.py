@@ -62,6 +62,18 @@ def context_patch(img: np.ndarray, box, border=cv2.BORDER_REPLICATE) -> np.ndarr
     return cv2.warpAffine(img, M, (CTX, CTX), flags=interp, borderMode=border)
 
 
+def tray_images(sets, holdout: bool = False):
+    """(set name, labeled image) for the tray photos of `sets` that exist here: their training
+    four-fifths, or with holdout=True the fifth never trained on. Single-die photos are left out."""
+    for name in sets:
+        folder = realdata_root() / name
+        if not folder.is_dir():
+            continue
+        for li in load_set(folder):
+            if li.holdout == holdout and not li.single:
+                yield name, li
+
+
 def grow(b, k):
     cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
     w, h = (b[2] - b[0]) * k, (b[3] - b[1]) * k
@@ -73,25 +85,19 @@ def real_tray_patches(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo
     """Dice of the trainable tray sets (training four-fifths, or the holdout fifth)."""
     rng = np.random.default_rng(seed)
     out = Patches()
-    for name in sets:
-        folder = realdata_root() / name
-        if not folder.is_dir():
+    for name, li in tray_images(sets, holdout):
+        img = cv2.imread(str(li.path))
+        if img is None:
             continue
-        for li in load_set(folder):
-            if li.holdout != holdout or li.single:
+        boxes = []
+        for d in li.dice:
+            if d.box is None:
                 continue
-            img = cv2.imread(str(li.path))
-            if img is None:
-                continue
-            boxes = []
-            for d in li.dice:
-                if d.box is None:
-                    continue
-                b = grow(d.box, 1.5) if name == "desk-d6-matteo" else d.box
-                boxes.append(b)
-                out.add(context_patch(img, b), d.die, d.value, "flat", name)
-            if negatives_per_image and boxes:
-                _negatives(img, boxes, rng, negatives_per_image, out, name)
+            b = grow(d.box, 1.5) if name == "desk-d6-matteo" else d.box
+            boxes.append(b)
+            out.add(context_patch(img, b), d.die, d.value, "flat", name)
+        if negatives_per_image and boxes:
+            _negatives(img, boxes, rng, negatives_per_image, out, name)
     return out
 
 
@@ -142,16 +148,10 @@ def detector_false_alarms(detector_onnx: Path, sets=("tray-d6-nell", "tray-mixed
             if n >= max_per_image:
                 break
 
-    for name in sets:
-        folder = realdata_root() / name
-        if not folder.is_dir():
-            continue
-        for li in load_set(folder):
-            if li.holdout or li.single:
-                continue
-            img = cv2.imread(str(li.path))
-            if img is not None:
-                mine(img, [d.box for d in li.dice if d.box is not None], name)
+    for name, li in tray_images(sets):
+        img = cv2.imread(str(li.path))
+        if img is not None:
+            mine(img, [d.box for d in li.dice if d.box is not None], name)
     labels = scenes / "labels.jsonl" if scenes else None
     if labels is not None and labels.is_file():
         for line in labels.read_text().splitlines():

@@ -148,10 +148,3 @@ class RulesDecider:
         if all(r.value is not None for r in d6):
             self.fed.append([[r.die, r.value] for r in d6])
         return [e.to_json() for e in events]
-
-
-def describe_decision(d: dict) -> str:
-    """One line for the console (the wording every command shares)."""
-    from reader.rules.wording import describe
-
-    return describe(d)

@@ -346,11 +346,8 @@ class LiveLoop:
         self._record("settled", frame.t, frame=index, still_s=round(verdict.still_s, 3),
                      latency_s=round(latency, 3))
         dice = [r.to_json() for r in readings]
-        if left:
-            self._record("reading", frame.t, frame=index, dice=dice,
-                         unmoved=[r.to_json() for r in left])
-        else:
-            self._record("reading", frame.t, frame=index, dice=dice)
+        extra = {"unmoved": [r.to_json() for r in left]} if left else {}
+        self._record("reading", frame.t, frame=index, dice=dice, **extra)
         for d in decisions:
             self._record("decision", frame.t, **d)
         if self.on_frame is not None:

@@ -42,8 +42,6 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--min-source", type=int, default=50,
                     help="a source with at least this many valued dice must be safe on its own")
-    ap.add_argument("--view-scales", default="1,1,1,1",
-                    help="crop size of each of the four turned views, relative to --crop-per-side")
     ap.add_argument("--crop-per-side", type=float, default=None,
                     help="crop side / detector box side at run time (default: the training convention); "
                          "a loose crop forgives a detector box that is too tight")
@@ -70,9 +68,8 @@ def main(argv=None):
     t_face = float(grid[np.argmin([nll(fl_m[has_face], fi[has_face], t) for t in grid])])
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
-    view_scales = [float(x) for x in args.view_scales.split(",")]
     model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
-                       "crop_per_side": per_side, "view_scales": view_scales})
+                       "crop_per_side": per_side})
     reader = FaceReader(model)
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,
@@ -152,7 +149,7 @@ def main(argv=None):
                               "end_to_end": round(float((acc & value_ok & type_ok)[mv].sum() / max(mv.sum(), 1)), 4)
                               if mv.any() else None}
     out = {"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": round(best, 3),
-           "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "view_scales": view_scales, "calibration": stats, "calibration_by_source": per_source,
+           "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
            "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table}
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))

@@ -145,7 +145,7 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
         out.recorded_decisions = ([_strip(d) for d in rec.decisions()] if reading_events
                                   else list(expected[-1].get("decisions", [])))
         if out.recorded_decisions != out.replayed_decisions:
-            from reader.decide import describe_decision
+            from reader.rules.wording import describe as describe_decision
 
             new = "; ".join(map(describe_decision, out.replayed_decisions)) or "none"
             old = "; ".join(map(describe_decision, out.recorded_decisions)) or "none"
@@ -213,7 +213,7 @@ def run(args) -> int:
             print(f"{result.path}: nothing was read in this roll ({result.outcome or 'no reading'})",
                   flush=True)
             continue
-        from reader.decide import describe_decision
+        from reader.rules.wording import describe as describe_decision
 
         decided = "; ".join(map(describe_decision, result.replayed_decisions))
         line = f"{result.path}: {_show(result.replayed)}" + (f" -> {decided}" if decided else "")

@@ -74,7 +74,7 @@ class Printer:
         if self.as_json:
             print(json.dumps(ev), file=self.out, flush=True)
             return
-        from reader.decide import describe_decision
+        from reader.rules.wording import describe as describe_decision
 
         t = ev.get("type")
         roll = ev.get("roll", "")
@@ -171,7 +171,7 @@ def _with_prompt(printer, decider, as_json: bool):
 
 
 def _print_summary(summary, decider, as_json: bool) -> None:
-    from reader.decide import describe_decision
+    from reader.rules.wording import describe as describe_decision
 
     read = [r for r in summary.rolls if r.outcome == "read"]
     latencies = [r.latency_s for r in read if r.latency_s is not None]

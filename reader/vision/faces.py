@@ -49,17 +49,11 @@ class FaceReader:
         self.accept = float(meta.get("accept_threshold", 0.9))
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
-        # each view's crop size relative to per_side: views at two sizes forgive a detector box
-        # that is too tight or too loose, and must agree like the turned ones
-        self.view_scales = [float(x) for x in meta.get("view_scales", [1.0] * len(ANGLES))]
-        if len(self.view_scales) != len(ANGLES):
-            raise ValueError(f"view_scales must have {len(ANGLES)} entries")
 
     def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
         if not boxes:
             return []
-        crops = [crop_die(image, b, a, self.per_side * k) for b in boxes
-                 for a, k in zip(ANGLES, self.view_scales)]
+        crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
         t_logits, f_logits, s_logits = self.model(to_tensor(crops))
         n = len(ANGLES)
         out = []

@@ -36,7 +36,7 @@ def main(argv=None):
     ap.add_argument("calib", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--max-wrong", type=float, default=0.001)
-    ap.add_argument("--cocked-miss", type=float, default=0.01)
+    ap.add_argument("--cocked-miss", type=float, default=0.02)
     ap.add_argument("--box-error", type=float, nargs=2, default=(0.65, 1.3), metavar=("LO", "HI"),
                     help="range of detector box side / die side to calibrate under")
     ap.add_argument("--seed", type=int, default=0)
@@ -118,16 +118,23 @@ def main(argv=None):
     # The cocked threshold. What harms is a leaning die given a value; most leaning dice the state
     # head misses are refused anyway (their views disagree), and a low threshold calls many flat
     # dice cocked. So: the highest threshold that gives at most --cocked-miss more of the leaning
-    # calibration dice a value than the lowest threshold (0.1) does.
+    # calibration dice a value than the lowest threshold (0.1) does. 2%, not 1%: the v3 reader
+    # gives a flat die at rest p(cocked) 0.04-0.12 from one frame to the next, and at 0.1 a flat D6
+    # of a rendered roll came out "cocked, roll again" on one frame of three; on its calibration
+    # set 0.10 calls 15% of the flat dice cocked, 0.15 calls 9% (and values 11.3% of the leaning
+    # dice against 9.4%).
     leaning = si == 1
+    lying = (si == 0) & valued
+    p_cocked = np.array([ev.cocked for ev in evs])
     cocked_thr = 0.5
-    cocked_table = {}
+    cocked_table, flat_table = {}, {}
     if leaning.any():
         grid_c = np.arange(0.1, 0.501, 0.05)
         valued_leaning = []
         for t in grid_c:
             c_conf, _, _, c_flat = decided(float(t))
             valued_leaning.append(float((leaning & c_flat & (c_conf >= best)).mean() / leaning.mean()))
+            flat_table[f"{t:.2f}"] = round(float((lying & (p_cocked >= t)).sum() / max(lying.sum(), 1)), 4)
         valued_leaning = np.array(valued_leaning)
         cocked_table = {f"{t:.2f}": round(float(v), 3) for t, v in zip(grid_c, valued_leaning)}
         cocked_thr = float(grid_c[valued_leaning <= valued_leaning[0] + args.cocked_miss].max())
@@ -150,7 +157,8 @@ def main(argv=None):
                               if mv.any() else None}
     out = {"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": round(best, 3),
            "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
-           "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table}
+           "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table,
+           "flat_dice_called_cocked_by_cocked_threshold": flat_table}
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,8 @@ def main(argv=None):
                     help="rendered scenes to mine false alarms from too (with --hard-negatives)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--state-weight", type=float, default=1.0,
+                    help="weight of the flat/cocked loss (0.5 up to v2; a leaning die must not be read)")
     ap.add_argument("--reload-minutes", type=float, default=4.0,
                     help="pick up crops rendered since the start this often")
     args = ap.parse_args(argv)
@@ -123,7 +126,21 @@ def main(argv=None):
     net = DiceReaderNet()
     if args.init and args.init.exists():
         net.load_state_dict(torch.load(args.init))
+    # channels-last runs the depthwise convolutions about 17% faster on the CPU
+    net = net.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
+
+    def build(arrays):
+        """One augmented batch; runs on a worker thread while the previous batch trains (OpenCV
+        releases the GIL), which hides most of the augmentation's time."""
+        imgs_, ti_, fi_, si_, train_, w_ = arrays
+        idx = rng.choice(train_, size=args.batch, p=w_)
+        x = np.stack([make_crop(imgs_[i], rng) for i in idx]).astype(np.float32) / 255.0
+        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+        return x, torch.from_numpy(ti_[idx]), torch.from_numpy(fi_[idx]), torch.from_numpy(si_[idx])
+
+    builder = ThreadPoolExecutor(1)
+    pending = builder.submit(build, (imgs, ti, fi, si, train, w))
     budget = args.minutes * 60
     t0 = time.time()
     step = 0
@@ -147,19 +164,15 @@ def main(argv=None):
         lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
         for g in opt.param_groups:
             g["lr"] = lr
-        idx = rng.choice(train, size=args.batch, p=w)
-        x = np.stack([make_crop(imgs[i], rng) for i in idx]).astype(np.float32) / 255.0
-        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous()
-        t_i = torch.from_numpy(ti[idx])
-        f_i = torch.from_numpy(fi[idx])
-        s_i = torch.from_numpy(si[idx])
+        x, t_i, f_i, s_i = pending.result()
+        pending = builder.submit(build, (imgs, ti, fi, si, train, w))
         tl, fl, sl = net(x)
         loss_t = F.cross_entropy(tl, t_i, label_smoothing=0.05)
         fm = (f_i >= 0) & (s_i != 1)
         loss_f = masked_face_loss(fl[fm], f_i[fm], t_i[fm]) if fm.any() else tl.sum() * 0
         sm = s_i >= 0
         loss_s = F.cross_entropy(sl[sm], s_i[sm]) if sm.any() else tl.sum() * 0
-        loss = loss_t + loss_f + 0.5 * loss_s
+        loss = loss_t + loss_f + args.state_weight * loss_s
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -171,6 +184,7 @@ def main(argv=None):
                   " ".join(f"{k}={v:.3f}" for k, v in ema.items()), flush=True)
         if step % 500 == 0:
             torch.save(net.state_dict(), args.out)
+    builder.shutdown(wait=True)
     torch.save(net.state_dict(), args.out)
     np.savez_compressed(args.out.with_suffix(".calib.npz"), imgs=imgs[calib], ti=ti[calib], fi=fi[calib],
                         si=si[calib], src=src[calib])

@@ -118,11 +118,11 @@ def main(argv=None):
     # The cocked threshold. What harms is a leaning die given a value; most leaning dice the state
     # head misses are refused anyway (their views disagree), and a low threshold calls many flat
     # dice cocked. So: the highest threshold that gives at most --cocked-miss more of the leaning
-    # calibration dice a value than the lowest threshold (0.1) does. 2%, not 1%: the v3 reader
-    # gives a flat die at rest p(cocked) 0.04-0.12 from one frame to the next, and at 0.1 a flat D6
-    # of a rendered roll came out "cocked, roll again" on one frame of three; on its calibration
-    # set 0.10 calls 15% of the flat dice cocked, 0.15 calls 9% (and values 11.3% of the leaning
-    # dice against 9.4%).
+    # calibration dice a value than the lowest threshold (0.1) does. 2%, not 1%: a reader of this
+    # recipe gave a flat die at rest p(cocked) 0.04-0.12 from one frame to the next, and at 0.1 a
+    # flat D6 of a rendered roll came out "cocked, roll again" on one frame of three; on its
+    # calibration set 0.10 called 15% of the flat dice cocked, 0.15 called 9%. The table of both
+    # harms per threshold goes into the metadata.
     leaning = si == 1
     lying = (si == 0) & valued
     p_cocked = np.array([ev.cocked for ev in evs])

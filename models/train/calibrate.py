@@ -4,9 +4,10 @@
 
 Fits one temperature for type and one for face logits (least negative log-likelihood), then picks
 the accept threshold: the lowest confidence at which accepted-but-wrong stays under `--max-wrong`
-of the calibration dice of every source (each real set, the renders) on its own, with all four rotated views agreeing; and the cocked threshold, as high as
-it can be while giving at most `--cocked-miss` more of the leaning dice a value than the lowest
-threshold does. The figures go into the model card.
+of the calibration dice of every source (each real set, the renders) on its own, with all four
+rotated views agreeing; and the cocked threshold, as high as it can be while giving at most
+`--cocked-miss` more of the leaning dice a value than the lowest threshold does (the share of flat
+dice it calls cocked is reported beside). The figures go into the model card.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def main(argv=None):
     n = int(valued.sum())
 
     def decided(cocked_thr: float):
-        """(confidence if read flat else 0, type right, value right, read flat) per die."""
+        """(confidence if read flat else 0, type right, value right, state) per die; the state is
+        the reader's own: flat, cocked or unreadable."""
         reader.cocked_threshold = cocked_thr
         rows = []
         for i, ev in enumerate(evs):
@@ -95,10 +97,11 @@ def main(argv=None):
             # type accuracy counts 'none' too: the argmax over every class, table patches included
             right_value = r.value is not None and fi[i] >= 0 and r.value == fi[i] + 1
             rows.append((float(r.confidence) if r.state == "flat" else 0.0,
-                         int(np.argmax(ev.type_probs)) == ti[i], right_value, r.state == "flat"))
+                         int(np.argmax(ev.type_probs)) == ti[i], right_value, r.state))
         return (np.array([r[k] for r in rows]) for k in range(4))
 
-    conf, type_ok, value_ok, flat = decided(0.1)
+    conf, type_ok, value_ok, state = decided(0.1)
+    flat = state == "flat"
 
     def lowest_safe(m) -> float:
         """The lowest threshold keeping accepted-but-wrong within --max-wrong of the dice in m."""
@@ -125,20 +128,20 @@ def main(argv=None):
     # harms per threshold goes into the metadata.
     leaning = si == 1
     lying = (si == 0) & valued
-    p_cocked = np.array([ev.cocked for ev in evs])
     cocked_thr = 0.5
     cocked_table, flat_table = {}, {}
     if leaning.any():
         grid_c = np.arange(0.1, 0.501, 0.05)
         valued_leaning = []
         for t in grid_c:
-            c_conf, _, _, c_flat = decided(float(t))
-            valued_leaning.append(float((leaning & c_flat & (c_conf >= best)).mean() / leaning.mean()))
-            flat_table[f"{t:.2f}"] = round(float((lying & (p_cocked >= t)).sum() / max(lying.sum(), 1)), 4)
+            c_conf, _, _, c_state = decided(float(t))
+            valued_leaning.append(float((leaning & (c_state == "flat") & (c_conf >= best)).mean() / leaning.mean()))
+            flat_table[f"{t:.2f}"] = round(float((lying & (c_state == "cocked")).sum() / max(lying.sum(), 1)), 4)
         valued_leaning = np.array(valued_leaning)
         cocked_table = {f"{t:.2f}": round(float(v), 3) for t, v in zip(grid_c, valued_leaning)}
         cocked_thr = float(grid_c[valued_leaning <= valued_leaning[0] + args.cocked_miss].max())
-    conf, type_ok, value_ok, flat = decided(cocked_thr)
+    conf, type_ok, value_ok, state = decided(cocked_thr)
+    flat = state == "flat"
     acc = valued & flat & (conf >= best)
     stats = {
         "calibration_dice": int(len(imgs)),

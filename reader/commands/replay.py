@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reader.errors import DiceReaderError
+from reader.rules.wording import describe
 from reader.unmoved import split_unmoved
 
 HELP = ("Read recorded rolls again with the current recognizer, print readings and decisions, and "
@@ -145,10 +146,8 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
         out.recorded_decisions = ([_strip(d) for d in rec.decisions()] if reading_events
                                   else list(expected[-1].get("decisions", [])))
         if out.recorded_decisions != out.replayed_decisions:
-            from reader.rules.wording import describe as describe_decision
-
-            new = "; ".join(map(describe_decision, out.replayed_decisions)) or "none"
-            old = "; ".join(map(describe_decision, out.recorded_decisions)) or "none"
+            new = "; ".join(map(describe, out.replayed_decisions)) or "none"
+            old = "; ".join(map(describe, out.recorded_decisions)) or "none"
             out.differences.append(f"decision now: {new}; recorded: {old}")
     return out
 
@@ -213,9 +212,7 @@ def run(args) -> int:
             print(f"{result.path}: nothing was read in this roll ({result.outcome or 'no reading'})",
                   flush=True)
             continue
-        from reader.rules.wording import describe as describe_decision
-
-        decided = "; ".join(map(describe_decision, result.replayed_decisions))
+        decided = "; ".join(map(describe, result.replayed_decisions))
         line = f"{result.path}: {_show(result.replayed)}" + (f" -> {decided}" if decided else "")
         print(line + ("   same" if result.same else "   DIFFERS"), flush=True)
         for d in result.differences:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from reader.errors import DiceReaderError
+from reader.rules.wording import describe
 
 HELP = ("Watch a tray (camera, stream, video, folder or recording), read each roll when the dice "
         "settle, apply the rules and record every roll under --out.")
@@ -74,8 +75,6 @@ class Printer:
         if self.as_json:
             print(json.dumps(ev), file=self.out, flush=True)
             return
-        from reader.rules.wording import describe as describe_decision
-
         t = ev.get("type")
         roll = ev.get("roll", "")
         line = None
@@ -88,7 +87,7 @@ class Printer:
         elif t == "reading":
             line = f"roll {roll}: read {_dice_text(ev.get('dice', []))}"
         elif t == "decision":
-            line = f"roll {roll}: {describe_decision(ev)}"
+            line = f"roll {roll}: {describe(ev)}"
         elif t == "roll_saved":
             extra = "" if ev.get("outcome") == "read" else f" ({ev.get('outcome')})"
             line = f"roll {roll}: saved in {ev['path']}{extra}"
@@ -171,15 +170,13 @@ def _with_prompt(printer, decider, as_json: bool):
 
 
 def _print_summary(summary, decider, as_json: bool) -> None:
-    from reader.rules.wording import describe as describe_decision
-
     read = [r for r in summary.rolls if r.outcome == "read"]
     latencies = [r.latency_s for r in read if r.latency_s is not None]
     result = None
     session = getattr(decider, "session", None)
     if session is not None and session.done:
         last = [d for r in read for d in r.decisions if d.get("result") in ("done", "first")]
-        result = describe_decision(last[-1]) if last else None
+        result = describe(last[-1]) if last else None
     if as_json:
         print(json.dumps({"type": "summary", "rolls_read": len(read), "rolls_recorded": len(summary.rolls),
                           "not_a_roll": summary.not_a_roll, "frames": summary.frames,

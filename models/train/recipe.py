@@ -3,7 +3,7 @@
     pip install torch==2.13.0 onnx moderngl pillow     # training extras (CPU build)
     python -m reader.synth.bulk crops  --out work/synth/crops  --count 30000 --seed 1
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
-    python -m models.train.recipe [--detector-minutes 90] [--reader-minutes 250]
+    python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 291]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -23,13 +23,13 @@ from models.train import calibrate, export, single_boxes, train_detector, train_
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--detector-minutes", type=float, default=90)
-    ap.add_argument("--reader-minutes", type=float, default=250)
+    ap.add_argument("--detector-minutes", type=float, default=127)
+    ap.add_argument("--reader-minutes", type=float, default=291)
     ap.add_argument("--synth-crops", type=Path, default=Path("work/synth/crops"))
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    ap.add_argument("--version", default="4")
+    ap.add_argument("--version", default="5")
     args = ap.parse_args(argv)
     w, m = args.work, args.models
     w.mkdir(parents=True, exist_ok=True)

@@ -26,9 +26,9 @@ MAIN_JOBS = {
                                                count=2, die="d8"),
 }
 # The README runs the first-player roll-off. The banish fixture is what issue 4 asks the README to
-# show; the committed reader says "views disagree" on its second roll's D8 (a 43 px die whose box
-# comes out 26 px), so the banish is not decided yet. Strict: when a model reads it, this fails
-# and the README should switch to the banish.
+# show; the committed models read its second roll's D8 as 3 but also box that D8's lower faces and
+# call them a D4 ("2 dice in the tray"), so the banish is not decided yet. Strict: when a model
+# reads it, this fails and the README should switch to the banish.
 NOT_YET = {"banish-7-d8-then-d6"}
 
 
@@ -38,7 +38,7 @@ def recognizer():
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="the reader cannot tell the second roll's D8 yet")) if n in NOT_YET else n
+    strict=True, reason="a piece of the second roll's D8 is read as a D4")) if n in NOT_YET else n
     for n in sorted(MAIN_JOBS)])
 def test_the_bundled_rolls_are_read_and_decided_as_the_truth_decides(name, recognizer, tmp_path):
     scenario = FIXTURES / name

@@ -29,25 +29,27 @@ def main(argv=None):
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    ap.add_argument("--version", default="5")
+    # each model keeps its own version line (the cards name them): detector v3, reader v5
+    ap.add_argument("--detector-version", default="3")
+    ap.add_argument("--reader-version", default="5")
     args = ap.parse_args(argv)
     w, m = args.work, args.models
     w.mkdir(parents=True, exist_ok=True)
 
     train_detector.main(["--minutes", str(args.detector_minutes), "--out", str(w / "detector.pt")] +
                         (["--synth", str(args.synth_scenes)] if args.synth_scenes.is_dir() else []))
-    export.main(["detector", str(w / "detector.pt"), str(m / "detector.onnx"), "--version", args.version])
+    export.main(["detector", str(w / "detector.pt"), str(m / "detector.onnx"), "--version", args.detector_version])
     single_boxes.main([str(m / "detector.onnx"), "type-lurig", "--out", str(w / "lurig_boxes.json")])
     train_reader.main(["--minutes", str(args.reader_minutes), "--out", str(w / "reader.pt"),
                        "--lurig-boxes", str(w / "lurig_boxes.json"),
                        "--hard-negatives", str(m / "detector.onnx")] +
                       (["--scenes", str(args.synth_scenes)] if args.synth_scenes.is_dir() else []) +
                       (["--synth", str(args.synth_crops)] if args.synth_crops.is_dir() else []))
-    export.main(["reader", str(w / "reader.pt"), str(w / "reader_uncalibrated.onnx"), "--version", args.version])
+    export.main(["reader", str(w / "reader.pt"), str(w / "reader_uncalibrated.onnx"), "--version", args.reader_version])
     calibrate.main([str(w / "reader_uncalibrated.onnx"), str(w / "reader.calib.npz"),
                     "--out", str(w / "reader_calib.json")])
     export.main(["reader", str(w / "reader.pt"), str(m / "reader.onnx"), "--meta", str(w / "reader_calib.json"),
-                 "--version", args.version])
+                 "--version", args.reader_version])
 
 
 if __name__ == "__main__":

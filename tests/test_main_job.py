@@ -25,11 +25,7 @@ MAIN_JOBS = {
     "banish-7-d8-then-d6": RulesDecider.banish("Lorraine,Nico,Rai,Silvie,Tonoris,Zander,Kongming",
                                                count=2, die="d8"),
 }
-# The README runs the first-player roll-off. The banish fixture is what issue 4 asks the README to
-# show; the committed models read its second roll's D8 as 3 but also box that D8's lower faces and
-# call them a D4 ("2 dice in the tray"), so the banish is not decided yet. Strict: when a model
-# reads it, this fails and the README should switch to the banish.
-NOT_YET = {"banish-7-d8-then-d6"}
+# The README runs the banish; the roll-off is the other procedure a new user meets first.
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +33,7 @@ def recognizer():
     return Recognizer.load()
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="a piece of the second roll's D8 is read as a D4")) if n in NOT_YET else n
-    for n in sorted(MAIN_JOBS)])
+@pytest.mark.parametrize("name", sorted(MAIN_JOBS))
 def test_the_bundled_rolls_are_read_and_decided_as_the_truth_decides(name, recognizer, tmp_path):
     scenario = FIXTURES / name
     rolls = [RecordingReader(p) for p in list_rolls(scenario)]

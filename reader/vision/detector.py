@@ -32,9 +32,32 @@ def _pad_to(img: np.ndarray, multiple: int = 32) -> np.ndarray:
     return img
 
 
+@dataclass(frozen=True)
+class Heat:
+    """The network's die-centre heatmap of one frame, addressed in image pixels."""
+
+    heat: np.ndarray  # (H/STRIDE, W/STRIDE) probabilities at network scale
+    scale: float      # network px per image px
+
+    def at(self, x: float, y: float) -> float:
+        r = min(self.heat.shape[0] - 1, max(0, int(y * self.scale / STRIDE)))
+        c = min(self.heat.shape[1] - 1, max(0, int(x * self.scale / STRIDE)))
+        return float(self.heat[r, c])
+
+    def ridge(self, a: tuple[float, float], b: tuple[float, float], steps: int = 9) -> float:
+        """The lowest heat on the segment a-b: high when a and b are on one die (the heat stays
+        up between them), near zero between two dice (a valley at the gap)."""
+        return min(self.at(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+                   for t in np.linspace(0.0, 1.0, steps))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
 def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40) -> list[Detection]:
     """Heatmap peaks -> boxes in original image pixels (`scale` = network px per image px)."""
-    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    heat = _sigmoid(out[0])
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])[:max_dice * 2]
@@ -96,6 +119,10 @@ class DiceDetector:
         self.threshold = threshold if threshold is not None else float(model.meta.get("threshold", 0.3))
 
     def detect(self, bgr: np.ndarray, long_side: int = INPUT_LONG) -> list[Detection]:
+        return self.find(bgr, long_side)[0]
+
+    def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG) -> tuple[list[Detection], Heat]:
+        """The detections and the heatmap they came from."""
         h, w = bgr.shape[:2]
         scale = long_side / max(h, w)
         interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
@@ -103,7 +130,7 @@ class DiceDetector:
         x = _pad_to(small).astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0
         out = self.model(np.ascontiguousarray(x))[0][0]
         dets = decode(out, scale, self.threshold)
-        return [d for d in (_clip(d, w, h) for d in dets) if d is not None]
+        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(_sigmoid(out[0]), scale)
 
 
 def _clip(d: Detection, w: int, h: int) -> Detection | None:

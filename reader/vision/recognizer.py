@@ -12,10 +12,11 @@ import os
 import numpy as np
 
 from reader.errors import DiceReaderError
-from reader.reading import Box, DieReading, Unreadable
-from reader.vision.detector import DiceDetector
+from reader.reading import Box, DieReading, Face, Unreadable
+from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
+from reader.vision.pieces import piece_pairs
 
 SINGLE_LONG_SIDE = 112  # a single-die image is shrunk so its die has the size the detector knows (14-110 px)
 
@@ -47,15 +48,29 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
-        dets = self.detector.detect(image)
+        dets, heat = self.detector.find(image)
         boxes = [d.box for d in dets]
-        readings = []
-        for det, ev in zip(dets, self.faces.evidence(image, boxes)):
-            r = self.faces.decide(ev, Box(*det.box))
-            if r is not None:
-                readings.append(r)
+        found = [self.faces.decide(ev, Box(*b)) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
+        readings = [r for r in self._join_pieces(image, boxes, found, heat) if r is not None]
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
+
+    def _join_pieces(self, image: np.ndarray, boxes: list[tuple], found: list[DieReading | None],
+                     heat: Heat) -> list[DieReading | None]:
+        """Two boxes on one die read as one (reader.vision.pieces): a pair is joined only when the
+        box holding both reads as an accepted face."""
+        pairs = piece_pairs(boxes, found, heat.ridge)
+        if not pairs:
+            return found
+        unions = [self.faces.decide(ev, Box(*p.union))
+                  for p, ev in zip(pairs, self.faces.evidence(image, [p.union for p in pairs]))]
+        out, used = list(found), set()
+        for p, u in zip(pairs, unions):
+            if u is None or not isinstance(u.outcome, Face) or p.i in used or p.j in used:
+                continue
+            out[p.i], out[p.j] = u, None
+            used.update((p.i, p.j))
+        return out
 
     def read_single(self, image: np.ndarray) -> DieReading:
         """The image shows one die, which may fill it."""

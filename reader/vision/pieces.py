@@ -1,0 +1,92 @@
+"""Two boxes on one die: which pairs of detections may be pieces of a single die.
+
+The detector sometimes boxes one die twice: a D8's top face and, apart, its lower faces and shadow;
+a D20's faces. Read alone, the piece is a confident D4 or an unreadable die, and a tray of one die
+becomes "2 dice, roll again". Seen from above, dice do not overlap, but the boxes of two touching
+dice can, and a crop holding an accepted die and an unreadable neighbour is read, confidently, as
+the accepted die alone (measured: 5 such pairs in tray-d6-nell's holdout). So a pair is a candidate
+only when
+- at least one of the two readings is not an accepted face (a pair of good readings stays two),
+- their boxes overlap and their union is not much bigger than the bigger box (two dice side by
+  side make a union twice as long), and
+- they are one thing to the detector: either the boxes overlap heavily (dice cannot), or its
+  centre heatmap stays up all the way between the two centres (between two dice it falls to a
+  valley at the gap: at most 0.14 for the touching pairs measured, 0.25 on the split D8 of
+  fixtures/banish-7-d8-then-d6).
+The recognizer then reads the union, and joins the pair only when the union reads as one accepted
+face.
+
+Pure geometry on boxes, readings and the heatmap; the reading itself is the recognizer's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from reader.reading import DieReading, Face
+
+UNION_GROWTH = 1.6   # union side at most this times the bigger box's side
+MIN_OVERLAP = 0.10   # intersection at least this share of the smaller box
+SAME_DIE_OVERLAP = 0.4  # boxes overlapping this much (share of the smaller) are on one die
+MIN_RIDGE = 0.2      # or: the heatmap stays at least this high between the two centres
+
+
+@dataclass(frozen=True)
+class PiecePair:
+    """Detections i and j (indices into the frame's detections) and the box that holds both."""
+
+    i: int
+    j: int
+    union: tuple[float, float, float, float]
+
+
+def _side(b) -> float:
+    return max(b[2] - b[0], b[3] - b[1])
+
+
+def _area(b) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _overlap_of_smaller(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    small = min(_area(a), _area(b))
+    return ix * iy / small if small > 0 else 0.0
+
+
+def _accepted(r: DieReading | None) -> bool:
+    return r is not None and isinstance(r.outcome, Face)
+
+
+def _centre(b) -> tuple[float, float]:
+    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+
+
+def piece_pairs(boxes: list[tuple], readings: list[DieReading | None],
+                ridge: Callable[[tuple, tuple], float]) -> list[PiecePair]:
+    """Pairs worth reading as one die (see the module's docstring), most overlapping first.
+
+    `readings[k]` is the reading of `boxes[k]`, None where the reader said "not a die";
+    `ridge(p, q)` the detector's lowest heat on the segment between two points (`Heat.ridge`).
+    """
+    pairs = []
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            a, b = boxes[i], boxes[j]
+            if readings[i] is None and readings[j] is None:
+                continue
+            if _accepted(readings[i]) and _accepted(readings[j]):
+                continue
+            overlap = _overlap_of_smaller(a, b)
+            if overlap < MIN_OVERLAP:
+                continue
+            union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+            if _side(union) > UNION_GROWTH * max(_side(a), _side(b)):
+                continue
+            if overlap < SAME_DIE_OVERLAP and ridge(_centre(a), _centre(b)) < MIN_RIDGE:
+                continue
+            pairs.append((overlap, PiecePair(i, j, union)))
+    pairs.sort(key=lambda p: -p[0])
+    return [p for _, p in pairs]

@@ -1,0 +1,86 @@
+"""Two boxes on one die are read as one; two touching dice stay two.
+
+The banish fixture's D8 was boxed twice (its top face, and its lower faces read as a D4), so a
+tray of one die became "2 dice, roll again". Joining must never swallow a real neighbour: a crop
+over an accepted die and an unreadable one beside it reads, confidently, as the accepted die.
+"""
+
+import numpy as np
+import pytest
+
+from reader.reading import Box, DieReading, Face, Unreadable
+from reader.vision.detector import STRIDE, Heat
+from reader.vision.pieces import piece_pairs
+
+TOP_FACE = (258.0, 122.0, 282.0, 146.0)     # the split D8 of fixtures/banish-7-d8-then-d6, roll 2
+LOWER_FACES = (255.0, 138.0, 277.0, 160.0)
+INSIDE = (262.0, 126.0, 280.0, 144.0)       # a box mostly inside TOP_FACE
+NEIGHBOUR = (280.0, 122.0, 304.0, 146.0)    # a touching die of the same size, boxes overlapping 2 px
+FAR = (400.0, 122.0, 424.0, 146.0)
+BESIDE = (278.0, 122.0, 302.0, 146.0)       # overlaps TOP_FACE by a sixth, the union 1.9x as long
+WIDE = (230.0, 110.0, 300.0, 170.0)         # contains TOP_FACE; union 70 px, 1.0x the bigger box
+
+
+def reading(box, outcome):
+    return DieReading("d8", Box(*box), outcome, 0.9)
+
+
+def accepted(box):
+    return reading(box, Face(3, 0.9))
+
+
+def unreadable(box):
+    return reading(box, Unreadable("low confidence", 0.5))
+
+
+def ridge_up(a, b):      # the heatmap stays high between the centres: one object
+    return 0.3
+
+
+def valley(a, b):        # it falls to nothing between them: two objects
+    return 0.02
+
+
+CASES = {
+    "a die boxed twice, heat up between the boxes, is one candidate": (
+        [TOP_FACE, LOWER_FACES], [accepted(TOP_FACE), unreadable(LOWER_FACES)], ridge_up, [(0, 1)]),
+    "the same boxes with a valley between are two dice": (
+        [TOP_FACE, LOWER_FACES], [accepted(TOP_FACE), unreadable(LOWER_FACES)], valley, []),
+    "a box mostly inside another is one die whatever the heat": (
+        [TOP_FACE, INSIDE], [accepted(TOP_FACE), unreadable(INSIDE)], valley, [(0, 1)]),
+    "a piece the reader called no die still joins": (
+        [TOP_FACE, LOWER_FACES], [unreadable(TOP_FACE), None], ridge_up, [(0, 1)]),
+    "two accepted readings stay two": (
+        [TOP_FACE, LOWER_FACES], [accepted(TOP_FACE), accepted(LOWER_FACES)], ridge_up, []),
+    "two boxes the reader called no die are no candidate": (
+        [TOP_FACE, LOWER_FACES], [None, None], ridge_up, []),
+    "boxes that do not overlap are two dice": (
+        [TOP_FACE, FAR], [accepted(TOP_FACE), unreadable(FAR)], ridge_up, []),
+    "a touching neighbour whose box just overlaps stays": (
+        [TOP_FACE, NEIGHBOUR], [accepted(TOP_FACE), unreadable(NEIGHBOUR)], ridge_up, []),
+    "a union much longer than either box is two dice": (
+        [TOP_FACE, BESIDE], [accepted(TOP_FACE), unreadable(BESIDE)], ridge_up, []),
+    "a face box inside a die's whole box": (
+        [WIDE, TOP_FACE], [unreadable(WIDE), accepted(TOP_FACE)], valley, [(0, 1)]),
+}
+
+
+@pytest.mark.parametrize(("boxes", "readings", "ridge", "pairs"), CASES.values(), ids=CASES.keys())
+def test_which_pairs_are_read_as_one_die(boxes, readings, ridge, pairs):
+    got = piece_pairs(boxes, readings, ridge)
+    assert [(p.i, p.j) for p in got] == pairs
+    for p in got:
+        a, b = boxes[p.i], boxes[p.j]
+        assert p.union == (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def test_the_ridge_is_the_lowest_heat_between_two_points():
+    heat = np.zeros((10, 20), np.float32)
+    heat[5, 2:8] = 0.6        # one die's heat along row 5, columns 2-7
+    heat[5, 12:15] = 0.7      # another die, a gap at columns 8-11
+    h = Heat(heat, scale=1.0)
+    px = lambda col: col * STRIDE + 1.0  # noqa: E731 - image x of a heat column at scale 1
+    y = 5 * STRIDE + 1.0
+    assert h.ridge((px(2), y), (px(7), y)) == pytest.approx(0.6)
+    assert h.ridge((px(2), y), (px(14), y)) == 0.0
+    assert h.at(-50.0, 1e6) == heat[9, 0]   # points off the map are clamped to its edge

@@ -55,9 +55,11 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40) -> list[Detection]:
-    """Heatmap peaks -> boxes in original image pixels (`scale` = network px per image px)."""
-    heat = _sigmoid(out[0])
+def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40,
+           heat: np.ndarray | None = None) -> list[Detection]:
+    """Heatmap peaks -> boxes in original image pixels (`scale` = network px per image px);
+    `heat`: sigmoid(out[0]) when the caller has it already."""
+    heat = _sigmoid(out[0]) if heat is None else heat
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])[:max_dice * 2]
@@ -88,7 +90,8 @@ def _inside_core(box, other, core: float = 0.6) -> bool:
     return other[0] + mx <= cx <= other[2] - mx and other[1] + my <= cy <= other[3] - my
 
 
-def _side(box) -> float:
+def box_side(box) -> float:
+    """The longer side of an (x0, y0, x1, y1) box."""
     return max(box[2] - box[0], box[3] - box[1])
 
 
@@ -101,7 +104,7 @@ def _part_of(box, other, ratio: float = PART_RATIO) -> bool:
     """True when `box` is much smaller than `other` and its centre lies inside it: a pip or a
     numeral of a big die, never a die of its own (seen from above, dice do not overlap). Read
     alone, a pip of a 3 is a confident 1."""
-    return _side(other) >= ratio * _side(box) and _centre_in(box, other)
+    return box_side(other) >= ratio * box_side(box) and _centre_in(box, other)
 
 
 def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
@@ -129,8 +132,9 @@ class DiceDetector:
         small = cv2.resize(bgr, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=interp)
         x = _pad_to(small).astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0
         out = self.model(np.ascontiguousarray(x))[0][0]
-        dets = decode(out, scale, self.threshold)
-        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(_sigmoid(out[0]), scale)
+        heat = _sigmoid(out[0])
+        dets = decode(out, scale, self.threshold, heat=heat)
+        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale)
 
 
 def _clip(d: Detection, w: int, h: int) -> Detection | None:

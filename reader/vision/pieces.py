@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from reader.reading import DieReading, Face
+from reader.vision.detector import box_side
 
 UNION_GROWTH = 1.6   # union side at most this times the bigger box's side
 MIN_OVERLAP = 0.10   # intersection at least this share of the smaller box
@@ -39,10 +40,6 @@ class PiecePair:
     i: int
     j: int
     union: tuple[float, float, float, float]
-
-
-def _side(b) -> float:
-    return max(b[2] - b[0], b[3] - b[1])
 
 
 def _area(b) -> float:
@@ -83,7 +80,7 @@ def piece_pairs(boxes: list[tuple], readings: list[DieReading | None],
             if overlap < MIN_OVERLAP:
                 continue
             union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-            if _side(union) > UNION_GROWTH * max(_side(a), _side(b)):
+            if box_side(union) > UNION_GROWTH * max(box_side(a), box_side(b)):
                 continue
             if overlap < SAME_DIE_OVERLAP and ridge(_centre(a), _centre(b)) < MIN_RIDGE:
                 continue

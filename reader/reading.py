@@ -34,6 +34,10 @@ class Box:
         x0, y0, x1, y1 = (float(v) for v in xs)
         return cls(x0, y0, x1, y1)
 
+    def __iter__(self):
+        """x0, y0, x1, y1: a Box unpacks like the (x0, y0, x1, y1) tuples the crops take."""
+        return iter((self.x0, self.y0, self.x1, self.y1))
+
     def as_list(self) -> list[float]:
         return [round(self.x0, 1), round(self.y0, 1), round(self.x1, 1), round(self.y1, 1)]
 
@@ -49,12 +53,29 @@ class Box:
     def center(self) -> tuple[float, float]:
         return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
 
-    def iou(self, other: "Box") -> float:
+    @property
+    def side(self) -> float:
+        """The longer side: how big the die is, whatever its box's shape."""
+        return max(self.width, self.height)
+
+    @property
+    def area(self) -> float:
+        return self.width * self.height
+
+    def intersection(self, other: "Box") -> float:
+        """Area shared with `other` (0 when apart)."""
         ix = max(0.0, min(self.x1, other.x1) - max(self.x0, other.x0))
         iy = max(0.0, min(self.y1, other.y1) - max(self.y0, other.y0))
-        inter = ix * iy
-        union = self.width * self.height + other.width * other.height - inter
+        return ix * iy
+
+    def iou(self, other: "Box") -> float:
+        inter = self.intersection(other)
+        union = self.area + other.area - inter
         return inter / union if union > 0 else 0.0
+
+    def hull(self, other: "Box") -> "Box":
+        """The smallest box holding both."""
+        return Box(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 
 
 def _check_confidence(c: float) -> None:

@@ -12,17 +12,17 @@ from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import STRIDE, Heat
 from reader.vision.pieces import piece_pairs
 
-TOP_FACE = (258.0, 122.0, 282.0, 146.0)     # the split D8 of fixtures/banish-7-d8-then-d6, roll 2
-LOWER_FACES = (255.0, 138.0, 277.0, 160.0)
-INSIDE = (262.0, 126.0, 280.0, 144.0)       # a box mostly inside TOP_FACE
-NEIGHBOUR = (280.0, 122.0, 304.0, 146.0)    # a touching die of the same size, boxes overlapping 2 px
-FAR = (400.0, 122.0, 424.0, 146.0)
-BESIDE = (278.0, 122.0, 302.0, 146.0)       # overlaps TOP_FACE by a sixth, the union 1.9x as long
-WIDE = (230.0, 110.0, 300.0, 170.0)         # contains TOP_FACE; union 70 px, 1.0x the bigger box
+TOP_FACE = Box(258.0, 122.0, 282.0, 146.0)     # the split D8 of fixtures/banish-7-d8-then-d6, roll 2
+LOWER_FACES = Box(255.0, 138.0, 277.0, 160.0)
+INSIDE = Box(262.0, 126.0, 280.0, 144.0)       # a box mostly inside TOP_FACE
+NEIGHBOUR = Box(280.0, 122.0, 304.0, 146.0)    # a touching die of the same size, boxes overlapping 2 px
+FAR = Box(400.0, 122.0, 424.0, 146.0)
+BESIDE = Box(278.0, 122.0, 302.0, 146.0)       # overlaps TOP_FACE by a sixth, the union 1.9x as long
+WIDE = Box(230.0, 110.0, 300.0, 170.0)         # contains TOP_FACE; union 70 px, 1.0x the bigger box
 
 
 def reading(box, outcome):
-    return DieReading("d8", Box(*box), outcome, 0.9)
+    return DieReading("d8", box, outcome, 0.9)
 
 
 def accepted(box):
@@ -71,7 +71,7 @@ def test_which_pairs_are_read_as_one_die(boxes, readings, ridge, pairs):
     assert [(p.i, p.j) for p in got] == pairs
     for p in got:
         a, b = boxes[p.i], boxes[p.j]
-        assert p.union == (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+        assert p.union == Box(min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
 
 
 def test_the_ridge_is_the_lowest_heat_between_two_points():

@@ -55,11 +55,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40,
-           heat: np.ndarray | None = None) -> list[Detection]:
-    """Heatmap peaks -> boxes in original image pixels (`scale` = network px per image px);
-    `heat`: sigmoid(out[0]) when the caller has it already."""
-    heat = _sigmoid(out[0]) if heat is None else heat
+def decode(out: np.ndarray, heat: np.ndarray, scale: float, threshold: float,
+           max_dice: int = 40) -> list[Detection]:
+    """Heatmap peaks -> boxes in original image pixels (`heat` = sigmoid(out[0]), `scale` =
+    network px per image px)."""
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])[:max_dice * 2]
@@ -67,8 +66,8 @@ def decode(out: np.ndarray, scale: float, threshold: float, max_dice: int = 40,
     for i in order:
         y, x = ys[i], xs[i]
         w, h = np.exp(out[1, y, x]) * STRIDE, np.exp(out[2, y, x]) * STRIDE
-        cx = (x + 1.0 / (1.0 + np.exp(-out[3, y, x]))) * STRIDE
-        cy = (y + 1.0 / (1.0 + np.exp(-out[4, y, x]))) * STRIDE
+        cx = (x + _sigmoid(out[3, y, x])) * STRIDE
+        cy = (y + _sigmoid(out[4, y, x])) * STRIDE
         box = ((cx - w / 2) / scale, (cy - h / 2) / scale, (cx + w / 2) / scale, (cy + h / 2) / scale)
         dets.append(Detection(box, float(heat[y, x])))
     return _suppress(dets)[:max_dice]
@@ -90,8 +89,7 @@ def _inside_core(box, other, core: float = 0.6) -> bool:
     return other[0] + mx <= cx <= other[2] - mx and other[1] + my <= cy <= other[3] - my
 
 
-def box_side(box) -> float:
-    """The longer side of an (x0, y0, x1, y1) box."""
+def _side(box) -> float:
     return max(box[2] - box[0], box[3] - box[1])
 
 
@@ -104,7 +102,7 @@ def _part_of(box, other, ratio: float = PART_RATIO) -> bool:
     """True when `box` is much smaller than `other` and its centre lies inside it: a pip or a
     numeral of a big die, never a die of its own (seen from above, dice do not overlap). Read
     alone, a pip of a 3 is a confident 1."""
-    return box_side(other) >= ratio * box_side(box) and _centre_in(box, other)
+    return _side(other) >= ratio * _side(box) and _centre_in(box, other)
 
 
 def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
@@ -133,7 +131,7 @@ class DiceDetector:
         x = _pad_to(small).astype(np.float32)[None].transpose(0, 3, 1, 2) / 255.0
         out = self.model(np.ascontiguousarray(x))[0][0]
         heat = _sigmoid(out[0])
-        dets = decode(out, scale, self.threshold, heat=heat)
+        dets = decode(out, heat, scale, self.threshold)
         return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale)
 
 

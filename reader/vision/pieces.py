@@ -24,8 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from reader.reading import DieReading, Face
-from reader.vision.detector import box_side
+from reader.reading import Box, DieReading, Face
 
 UNION_GROWTH = 1.6   # union side at most this times the bigger box's side
 MIN_OVERLAP = 0.10   # intersection at least this share of the smaller box
@@ -39,29 +38,14 @@ class PiecePair:
 
     i: int
     j: int
-    union: tuple[float, float, float, float]
-
-
-def _area(b) -> float:
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-
-def _overlap_of_smaller(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    small = min(_area(a), _area(b))
-    return ix * iy / small if small > 0 else 0.0
+    union: Box
 
 
 def _accepted(r: DieReading | None) -> bool:
     return r is not None and isinstance(r.outcome, Face)
 
 
-def _centre(b) -> tuple[float, float]:
-    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
-
-
-def piece_pairs(boxes: list[tuple], readings: list[DieReading | None],
+def piece_pairs(boxes: list[Box], readings: list[DieReading | None],
                 ridge: Callable[[tuple, tuple], float]) -> list[PiecePair]:
     """Pairs worth reading as one die (see the module's docstring), most overlapping first.
 
@@ -76,13 +60,13 @@ def piece_pairs(boxes: list[tuple], readings: list[DieReading | None],
                 continue
             if _accepted(readings[i]) and _accepted(readings[j]):
                 continue
-            overlap = _overlap_of_smaller(a, b)
+            overlap = a.intersection(b) / min(a.area, b.area)
             if overlap < MIN_OVERLAP:
                 continue
-            union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-            if box_side(union) > UNION_GROWTH * max(box_side(a), box_side(b)):
+            union = a.hull(b)
+            if union.side > UNION_GROWTH * max(a.side, b.side):
                 continue
-            if overlap < SAME_DIE_OVERLAP and ridge(_centre(a), _centre(b)) < MIN_RIDGE:
+            if overlap < SAME_DIE_OVERLAP and ridge(a.center, b.center) < MIN_RIDGE:
                 continue
             pairs.append((overlap, PiecePair(i, j, union)))
     pairs.sort(key=lambda p: -p[0])

@@ -49,20 +49,20 @@ class Recognizer:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
         dets, heat = self.detector.find(image)
-        boxes = [d.box for d in dets]
-        found = [self.faces.decide(ev, Box(*b)) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
+        boxes = [Box(*d.box) for d in dets]
+        found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
         readings = [r for r in self._join_pieces(image, boxes, found, heat) if r is not None]
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
-    def _join_pieces(self, image: np.ndarray, boxes: list[tuple], found: list[DieReading | None],
+    def _join_pieces(self, image: np.ndarray, boxes: list[Box], found: list[DieReading | None],
                      heat: Heat) -> list[DieReading | None]:
         """Two boxes on one die read as one (reader.vision.pieces): a pair is joined only when the
         box holding both reads as an accepted face."""
         pairs = piece_pairs(boxes, found, heat.ridge)
         if not pairs:
             return found
-        unions = [self.faces.decide(ev, Box(*p.union))
+        unions = [self.faces.decide(ev, p.union)
                   for p, ev in zip(pairs, self.faces.evidence(image, [p.union for p in pairs]))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):

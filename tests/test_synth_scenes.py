@@ -36,16 +36,19 @@ def test_crop_frames_the_main_die(die, style):
         assert (main["value"] is None) == (die == "d4")
 
 
-def test_crop_mix_follows_the_class_balance():
+@pytest.mark.parametrize("mix", ["all", "numerals"])
+def test_crop_mix_follows_the_class_balance(mix):
     rng = np.random.default_rng(5)
-    from reader.synth.layouts import pick_class
+    from reader.synth.layouts import MIXES, pick_class
 
+    classes = MIXES[mix]
     n = 4000
-    picks = [pick_class(rng) for _ in range(n)]
-    total = sum(c[2] for c in CROP_CLASSES)
-    for die, style, share in CROP_CLASSES:
+    picks = [pick_class(rng, classes) for _ in range(n)]
+    total = sum(c[2] for c in classes)
+    for die, style, share in classes:
         got = sum(1 for p in picks if p == (die, style)) / n
         assert abs(got - share / total) < 0.02, f"{die} {style}: {got:.3f} vs {share / total:.3f}"
+    assert set(picks) <= {(c[0], c[1]) for c in classes}, "no class outside the mix"
 
 
 def test_cocked_crop_leans_on_a_wall_or_a_die():

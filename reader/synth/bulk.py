@@ -42,13 +42,14 @@ def _done_images(labels: Path) -> set[str]:
     return done
 
 
-def make_crop(renderer, seed: int, index: int, size: int = 128) -> tuple[np.ndarray, dict, dict]:
-    """(RGB crop, label row without the image name, fx) for image `index` of `seed`."""
+def make_crop(renderer, seed: int, index: int, size: int = 128,
+              mix: str = "all") -> tuple[np.ndarray, dict, dict]:
+    """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`."""
     from reader.synth.camfx import apply_fx, sample_fx
-    from reader.synth.layouts import crop_scene
+    from reader.synth.layouts import MIXES, crop_scene
 
     rng = np.random.default_rng([seed, index, 1])
-    scene = crop_scene(rng, size=size)
+    scene = crop_scene(rng, size=size, classes=MIXES[mix])
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)))
     if fx["resample"] < 0.75:
@@ -75,7 +76,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 
 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
-             height: int = 540, report_every: int = 200, quiet: bool = False) -> dict:
+             height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -84,7 +85,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     out.mkdir(parents=True, exist_ok=True)
     lock = _take_lock(out)
     try:
-        return _generate(kind, out, count, seed, size, width, height, report_every, quiet)
+        return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -111,7 +112,7 @@ def _take_lock(out: Path) -> Path:
     raise SystemExit(f"bulk: cannot take the lock {lock}")
 
 
-def _generate(kind, out, count, seed, size, width, height, report_every, quiet) -> dict:
+def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix) -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -130,7 +131,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet) 
             name = f"{i:07d}.jpg"
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -170,11 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=128, help="crop side in pixels")
     p.add_argument("--width", type=int, default=960)
     p.add_argument("--height", type=int, default=540)
+    p.add_argument("--mix", choices=["all", "numerals"], default="all",
+                   help="crops: every class (default) or the numeral dice only, D20 most")
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:
         p.error("--count must be >= 0")
-    res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height)
+    res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

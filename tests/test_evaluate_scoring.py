@@ -166,8 +166,11 @@ def test_a_mixed_set_adds_up():
     assert s.ms == [20.0, 40.0] and s.ms_mean == 30.0
     assert s.type_confusions == {"d8->d10": 1}
     assert s.value_confusions == {"d6 2->5": 1}
+    assert s.by_die == {"d6": [1, 4], "d8": [0, 2]}
     j = s.to_json()
     assert j["end_to_end"] == round(1 / 6, 5) and j["images_failed"] == 1
+    assert j["by_die"]["d8"] == {"right": 0, "dice": 2}
+    assert "end-to-end by die: d6 1/4, d8 0/2" in format_details(s)
 
 
 @pytest.mark.parametrize("values, q, want", [

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from reader.dice import FACES
 from reader.reading import Box, DieReading
 from reader.vision.realdata import LabeledDie
 
@@ -229,6 +230,7 @@ class SetScore:
     ms: list[float] = field(default_factory=list)
     type_confusions: dict[str, int] = field(default_factory=dict)  # "d10->d8": count
     value_confusions: dict[str, int] = field(default_factory=dict)  # "d6 6->9" (accepted only)
+    by_die: dict[str, list[int]] = field(default_factory=dict)  # die -> [right, valued dice labeled]
 
     @property
     def found_rate(self) -> float | None:
@@ -291,6 +293,7 @@ class SetScore:
             "ms_p95": r(self.ms_p95),
             "type_confusions": dict(self.type_confusions),
             "value_confusions": dict(self.value_confusions),
+            "by_die": {k: {"right": v[0], "dice": v[1]} for k, v in sorted(self.by_die.items())},
         }
 
 
@@ -309,6 +312,10 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
                 continue
             s.dice += 1
             s.value_labeled += d.has_value
+            if d.has_value:
+                tally = s.by_die.setdefault(d.label.die, [0, 0])
+                tally[0] += d.right
+                tally[1] += 1
             s.cocked_labeled += d.label.state == "cocked"
             if not d.found:
                 continue
@@ -386,6 +393,9 @@ def format_details(s: SetScore, top: int = 8) -> str:
         parts.append(f"  images that could not be read: {s.images_failed}")
     if s.cocked_labeled:
         parts.append(f"  cocked dice given a value: {s.cocked_given_value}/{s.cocked_labeled}")
+    if len(s.by_die) > 1:  # a mixed set: which dice the end-to-end figure is made of
+        order = sorted(s.by_die.items(), key=lambda kv: (FACES.get(kv[0], 99), kv[0]))
+        parts.append("  end-to-end by die: " + ", ".join(f"{die} {right}/{n}" for die, (right, n) in order))
     for title, table in (("type confusions", s.type_confusions),
                          ("accepted wrong values", s.value_confusions)):
         if table:

@@ -57,6 +57,26 @@ def test_value_and_die_of_an_accepted_face():
     assert 0.9 <= r.confidence <= 1.0
 
 
+class _PerDie:
+    meta = {"types": TYPES, "accept_threshold": 0.9, "cocked_threshold": 0.5,
+            "accept_threshold_by_die": {"d6": 0.8, "d20": 0.95}}
+
+
+@pytest.mark.parametrize(
+    ("ev", "expected"),
+    [
+        pytest.param(evidence(die="d6", face=4, p_face=0.85), Face, id="d6 at 0.84: over its own 0.8"),
+        pytest.param(evidence(die="d20", face=17, p_face=0.93), Unreadable,
+                     id="d20 at 0.92: under its own 0.95, though over the global 0.9"),
+        pytest.param(evidence(die="d20", face=17, p_face=0.99), Face, id="d20 at 0.98: over 0.95"),
+        pytest.param(evidence(die="d8", face=3, p_face=0.85), Unreadable,
+                     id="d8 at 0.84: no threshold of its own, the global 0.9"),
+    ],
+)
+def test_each_die_type_is_held_to_its_own_threshold(ev, expected):
+    assert isinstance(FaceReader(_PerDie()).decide(ev, BOX).outcome, expected)
+
+
 def test_not_a_die_is_dropped_in_a_frame_but_named_in_a_single_image():
     ev = evidence(p_type=0.3, p_none=0.65)
     reader = FaceReader(_Meta())

@@ -13,7 +13,7 @@ from pathlib import Path
 import onnx
 import torch
 
-from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet
+from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet, load_reader_state
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
@@ -21,7 +21,11 @@ NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
 
 def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
     net = DiceDetector() if kind == "detector" else DiceReaderNet()
-    net.load_state_dict(torch.load(weights, map_location="cpu"))
+    state = torch.load(weights, map_location="cpu")
+    if kind == "detector":
+        net.load_state_dict(state)
+    else:
+        load_reader_state(net, state)
     net.eval()
     if kind == "detector":
         x = torch.zeros(1, 3, 352, 640)

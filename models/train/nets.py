@@ -72,25 +72,43 @@ STATES = ("flat", "cocked")
 
 
 class DiceReaderNet(nn.Module):
-    """One crop of one die in, three heads out: type logits, face logits (20), state logits."""
+    """One crop of one die in, three heads out: type logits, face logits (20), state logits.
+
+    The face head sees the centre of the last feature map (its middle third, 2x2 of 6x6 cells) as
+    well as the whole-crop average: the top face sits in the middle of the crop, while a D20 or
+    D12 shows the numerals of its neighbour faces around it, which a global average mixes in.
+    Type and state are about the whole silhouette and keep the global average alone.
+    """
 
     def __init__(self):
         super().__init__()
         c = [24, 48, 96, 160, 224]
         self.features = nn.Sequential(
-            cbr(3, c[0], 2),                                          # 40
-            DW(c[0], c[1], 1), DW(c[1], c[1], 2),                     # 20
-            DW(c[1], c[2], 1), DW(c[2], c[2], 2), DW(c[2], c[2]),     # 10
-            DW(c[2], c[3], 1), DW(c[3], c[3], 2), DW(c[3], c[3]), DW(c[3], c[3]),  # 5
+            cbr(3, c[0], 2),                                          # 48
+            DW(c[0], c[1], 1), DW(c[1], c[1], 2),                     # 24
+            DW(c[1], c[2], 1), DW(c[2], c[2], 2), DW(c[2], c[2]),     # 12
+            DW(c[2], c[3], 1), DW(c[3], c[3], 2), DW(c[3], c[3]), DW(c[3], c[3]),  # 6
             DW(c[3], c[4], 1), DW(c[4], c[4]),
         )
         self.drop = nn.Dropout(0.2)
         self.type_head = nn.Linear(c[4], len(TYPES))
-        self.face_head = nn.Linear(c[4], 20)
+        self.face_head = nn.Linear(2 * c[4], 20)
         self.state_head = nn.Linear(c[4], len(STATES))
 
     def forward(self, x):
         f = self.features(x)
-        f = torch.flatten(F.adaptive_avg_pool2d(f, 1), 1)
-        f = self.drop(f)
-        return self.type_head(f), self.face_head(f), self.state_head(f)
+        h, w = f.shape[-2:]
+        g = self.drop(torch.flatten(F.adaptive_avg_pool2d(f, 1), 1))
+        centre = self.drop(f[:, :, h // 3: h - h // 3, w // 3: w - w // 3].mean(dim=(2, 3)))
+        return self.type_head(g), self.face_head(torch.cat([g, centre], 1)), self.state_head(g)
+
+
+def load_reader_state(net: DiceReaderNet, state: dict) -> None:
+    """Load weights, widening a face head trained on the global average alone (reader v5 and
+    before): its weights take the global half and the centre half starts at zero, so the widened
+    net reads exactly as the old one did until training teaches it to use the centre."""
+    w = state.get("face_head.weight")
+    if w is not None and w.shape[1] * 2 == net.face_head.weight.shape[1]:
+        state = dict(state)
+        state["face_head.weight"] = torch.cat([w, torch.zeros_like(w)], 1)
+    net.load_state_dict(state)

@@ -2,8 +2,9 @@
 
     pip install torch==2.13.0 onnx moderngl pillow     # training extras (CPU build)
     python -m reader.synth.bulk crops  --out work/synth/crops  --count 30000 --seed 1
+    python -m reader.synth.bulk crops  --out work/synth/numerals --count 30000 --seed 11 --mix numerals
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
-    python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 291]
+    python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -24,15 +25,17 @@ from models.train import calibrate, export, single_boxes, train_detector, train_
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--detector-minutes", type=float, default=127)
-    ap.add_argument("--reader-minutes", type=float, default=291)
-    ap.add_argument("--synth-crops", type=Path, default=Path("work/synth/crops"))
+    ap.add_argument("--reader-minutes", type=float, default=356)
+    ap.add_argument("--synth-crops", type=Path, action="append", default=None,
+                    help="folders of rendered crops (default: work/synth/crops and work/synth/numerals)")
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    # each model keeps its own version line (the cards name them): detector v3, reader v5
+    # each model keeps its own version line (the cards name them): detector v3, reader v6
     ap.add_argument("--detector-version", default="3")
-    ap.add_argument("--reader-version", default="5")
+    ap.add_argument("--reader-version", default="6")
     args = ap.parse_args(argv)
+    crops = args.synth_crops or [Path("work/synth/crops"), Path("work/synth/numerals")]
     w, m = args.work, args.models
     w.mkdir(parents=True, exist_ok=True)
 
@@ -44,7 +47,7 @@ def main(argv=None):
                        "--lurig-boxes", str(w / "lurig_boxes.json"),
                        "--hard-negatives", str(m / "detector.onnx")] +
                       (["--scenes", str(args.synth_scenes)] if args.synth_scenes.is_dir() else []) +
-                      (["--synth", str(args.synth_crops)] if args.synth_crops.is_dir() else []))
+                      [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
     export.main(["reader", str(w / "reader.pt"), str(w / "reader_uncalibrated.onnx"), "--version", args.reader_version])
     calibrate.main([str(w / "reader_uncalibrated.onnx"), str(w / "reader.calib.npz"),
                     "--out", str(w / "reader_calib.json")])

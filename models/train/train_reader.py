@@ -22,7 +22,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.train.nets import TYPES, DiceReaderNet
+from models.train.nets import TYPES, DiceReaderNet, load_reader_state
 from models.train.reader_data import (Patches, detector_false_alarms, make_crop, real_tray_patches,
                                       single_die_patches, synth_crop_patches)
 from reader.dice import FACES
@@ -125,7 +125,7 @@ def main(argv=None):
           f"calibration {int(calib.sum())}", flush=True)
     net = DiceReaderNet()
     if args.init and args.init.exists():
-        net.load_state_dict(torch.load(args.init))
+        load_reader_state(net, torch.load(args.init))
     # channels-last runs the depthwise convolutions about 17% faster on the CPU
     net = net.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)

@@ -4,8 +4,9 @@ Each die is read four times, its crop turned by 0, 90, 180 and 270 degrees. A di
 has no "up", so the four readings of a die the network really understands agree; disagreement is
 the cheapest honest signal that a die is outside what it has learned (a new font, glare, a die
 half hidden). A face is accepted only when the views agree and the calibrated confidence clears
-the threshold stored in the model; anything else is Unreadable, which the rules turn into
-"roll again".
+the threshold stored in the model for that die type (pips are read surely where D20 numerals are
+not, so one threshold for all would refuse good D6 or accept doubtful D20); anything else is
+Unreadable, which the rules turn into "roll again".
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class FaceReader:
         self.t_type = float(meta.get("temperature_type", 1.0))
         self.t_face = float(meta.get("temperature_face", 1.0))
         self.accept = float(meta.get("accept_threshold", 0.9))
+        # per die type as read (calibrated on its own dice); a type not listed keeps the global one
+        self.accept_by_die = {k: float(v) for k, v in meta.get("accept_threshold_by_die", {}).items()}
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
 
@@ -94,7 +97,7 @@ class FaceReader:
             return DieReading(die, box, Unreadable("unsure of the die type", p_type), p_type)
         vi = int(np.argmax(ev.face_probs))
         conf = float(p_type * ev.face_probs[vi] * (1.0 - ev.cocked))
-        if ev.views_agree and conf >= self.accept:
+        if ev.views_agree and conf >= self.accept_by_die.get(die, self.accept):
             return DieReading(die, box, Face(vi + 1, round(conf, 4)), p_type)
         reason = "views disagree" if not ev.views_agree else "low confidence"
         return DieReading(die, box, Unreadable(reason, round(conf, 4)), p_type)

@@ -135,6 +135,10 @@ def main(argv=None):
         groups = [m] + [m & (src == s) for s in sorted(set(src)) if (m & (src == s)).sum() >= args.min_source]
         by_die[str(die)] = round(max(lowest_safe(g) for g in groups), 3)
 
+    def thresholds(read: np.ndarray) -> np.ndarray:
+        """The accept threshold of each die, by the type it was read as."""
+        return np.array([by_die.get(str(d), best) for d in read])
+
     # The cocked threshold. What harms is a leaning die given a value; most leaning dice the state
     # head misses are refused anyway (their views disagree), and a low threshold calls many flat
     # dice cocked. So: the highest threshold that gives at most --cocked-miss more of the leaning
@@ -152,8 +156,8 @@ def main(argv=None):
         valued_leaning = []
         for t in grid_c:
             c_conf, _, _, c_state, c_die = decided(float(t))
-            c_thr = np.array([by_die.get(str(d), best) for d in c_die])
-            valued_leaning.append(float((leaning & (c_state == "flat") & (c_conf >= c_thr)).mean() / leaning.mean()))
+            valued_leaning.append(float((leaning & (c_state == "flat") & (c_conf >= thresholds(c_die))).mean()
+                                        / leaning.mean()))
             flat_table[f"{t:.2f}"] = round(float((lying & (c_state == "cocked")).sum() / max(lying.sum(), 1)), 4)
         valued_leaning = np.array(valued_leaning)
         cocked_table = {f"{t:.2f}": round(float(v), 3) for t, v in zip(grid_c, valued_leaning)}
@@ -167,8 +171,7 @@ def main(argv=None):
             cocked_thr = max(cocked_thr, float(grid_c[flat_called <= args.flat_cocked].min()))
     conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
     flat = state == "flat"
-    thr_each = np.array([by_die.get(str(d), best) for d in read_as])
-    acc = valued & flat & (conf >= thr_each)
+    acc = valued & flat & (conf >= thresholds(read_as))
     stats = {
         "calibration_dice": int(len(imgs)),
         "calibration_dice_with_value": n,

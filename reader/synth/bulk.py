@@ -171,12 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=128, help="crop side in pixels")
     p.add_argument("--width", type=int, default=960)
     p.add_argument("--height", type=int, default=540)
-    p.add_argument("--mix", choices=["all", "numerals"], default="all",
+    from reader.synth.layouts import MIXES
+
+    p.add_argument("--mix", choices=sorted(MIXES), default="all",
                    help="crops: every class (default) or the numeral dice only, D20 most")
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:
         p.error("--count must be >= 0")
+    if a.mix != "all" and kind != "crops":
+        p.error("--mix chooses the dice of crops; scenes always hold every kind")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0

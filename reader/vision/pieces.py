@@ -41,7 +41,8 @@ class PiecePair:
     union: Box
 
 
-def _accepted(r: DieReading | None) -> bool:
+def accepted(r: DieReading | None) -> bool:
+    """A reading that is a face read and accepted (not "not a die", cocked or unreadable)."""
     return r is not None and isinstance(r.outcome, Face)
 
 
@@ -58,7 +59,7 @@ def piece_pairs(boxes: list[Box], readings: list[DieReading | None],
             a, b = boxes[i], boxes[j]
             if readings[i] is None and readings[j] is None:
                 continue
-            if _accepted(readings[i]) and _accepted(readings[j]):
+            if accepted(readings[i]) and accepted(readings[j]):
                 continue
             overlap = a.intersection(b) / min(a.area, b.area)
             if overlap < MIN_OVERLAP:

@@ -12,11 +12,11 @@ import os
 import numpy as np
 
 from reader.errors import DiceReaderError
-from reader.reading import Box, DieReading, Face, Unreadable
+from reader.reading import Box, DieReading, Unreadable
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
-from reader.vision.pieces import piece_pairs
+from reader.vision.pieces import accepted, piece_pairs
 
 SINGLE_LONG_SIDE = 112  # a single-die image is shrunk so its die has the size the detector knows (14-110 px)
 
@@ -66,7 +66,7 @@ class Recognizer:
                   for p, ev in zip(pairs, self.faces.evidence(image, [p.union for p in pairs]))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
-            if u is None or not isinstance(u.outcome, Face) or p.i in used or p.j in used:
+            if not accepted(u) or p.i in used or p.j in used:
                 continue
             out[p.i], out[p.j] = u, None
             used.update((p.i, p.j))

@@ -13,6 +13,9 @@ PIP = (104.0, 104.0, 118.0, 118.0)          # one of its corner pips, 14 px
 NEIGHBOUR = (162.0, 100.0, 222.0, 160.0)    # a touching die of the same size
 SMALL_DIE = (163.0, 165.0, 183.0, 185.0)    # a smaller die just outside the big one
 DOUBLE = (100.0, 100.0, 222.0, 160.0)       # one weak box over two touching dice
+BIG_PIP = (106.0, 106.0, 134.0, 134.0)      # a blurred pip boxed at half the die's side
+LOOSE_DIE = (91.0, 91.0, 169.0, 169.0)      # the 60 px die's box drawn 1.3x too big
+HALF_DIE = (160.0, 115.0, 190.0, 145.0)     # a 30 px die touching it
 
 
 def boxes(dets):
@@ -25,6 +28,9 @@ CASES = {
     "a small die beside a big one stays": ([Detection(DIE, 0.9), Detection(SMALL_DIE, 0.6)], [DIE, SMALL_DIE]),
     "a box over two dice does not swallow them": (
         [Detection(DIE, 0.9), Detection(NEIGHBOUR, 0.9), Detection(DOUBLE, 0.4)], [DIE, NEIGHBOUR]),
+    "a pip boxed half as big as its die goes": ([Detection(BIG_PIP, 0.9), Detection(DIE, 0.6)], [DIE]),
+    "a half-size die touching a loose box stays": (
+        [Detection(LOOSE_DIE, 0.9), Detection(HALF_DIE, 0.7)], [HALF_DIE, LOOSE_DIE]),
     "the same die twice is one die": ([Detection(DIE, 0.9), Detection((102, 101, 161, 162), 0.7)], [DIE]),
 }
 

@@ -1,7 +1,8 @@
 """The read and evaluate commands with the real ONNX models on real photos.
 
 Skipped when models/ has no ONNX models or ../shared/realdata is absent (CI has the models, not
-the photos). Figures are not asserted here beyond "it reads dice": the targets are reported by
+the photos). Figures are not asserted here beyond "it reads dice" and one floor where the issue
+sets a target a user sees directly (a lone die named by its type): the targets are reported by
 `dice-reader evaluate`, not hidden in a test.
 """
 
@@ -47,6 +48,24 @@ def test_read_jsonl_on_real_tray_photos_and_a_bad_file(tmp_path):
             assert (d["value"] is None) == (d["state"] != "flat")
             x0, y0, x1, y1 = d["box"]
             assert 0 <= x0 < x1 <= 360 + 1 and 0 <= y0 < y1 <= 640 + 1
+
+
+LURIG = realdata_root() / "type-lurig"
+
+
+@pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
+def test_a_lone_die_in_the_middle_of_its_photo_is_named_by_its_type():
+    """type-lurig's dice span 36-53% of their photos: read from the whole photo they are smaller
+    than any die the reader learnt, and a D8 became a D10 (95% typed right, where the target is
+    98%); read from the detector's box, 99%. The floor is on the holdout photos never trained on."""
+    import cv2
+
+    from reader.vision.recognizer import Recognizer
+
+    rec = Recognizer.load()
+    items = [li for li in load_set(LURIG) if li.holdout][:200]
+    right = sum(rec.read_single(cv2.imread(str(li.path))).die == li.dice[0].die for li in items)
+    assert right >= 0.98 * len(items), f"{right} of {len(items)} typed right"
 
 
 def test_evaluate_json_on_a_few_real_images(tmp_path):

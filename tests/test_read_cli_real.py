@@ -13,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import pytest
 
 from reader.vision.realdata import load_set, realdata_root
+from reader.vision.recognizer import Recognizer
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_MODELS = any((ROOT / "models").glob("*.onnx"))
@@ -58,10 +60,6 @@ def test_a_lone_die_in_the_middle_of_its_photo_is_named_by_its_type():
     """type-lurig's dice span 36-53% of their photos: read from the whole photo they are smaller
     than any die the reader learnt, and a D8 became a D10 (95% typed right, where the target is
     98%); read from the detector's box, 99%. The floor is on the holdout photos never trained on."""
-    import cv2
-
-    from reader.vision.recognizer import Recognizer
-
     rec = Recognizer.load()
     items = [li for li in load_set(LURIG) if li.holdout][:200]
     right = sum(rec.read_single(cv2.imread(str(li.path))).die == li.dice[0].die for li in items)

@@ -90,8 +90,7 @@ class Recognizer:
         if dets:
             best = max(dets, key=lambda d: d.score)
             if best.score >= 0.3:
-                x0, y0, x1, y1 = best.box
-                fills = max(x1 - x0, y1 - y0) >= FILLS_IMAGE * max(w, h)
+                fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
                 candidates = [best.box] + (candidates if fills else [])
         evidence = self.faces.evidence(image, candidates)
         # the box whose reading is most sure it shows a die

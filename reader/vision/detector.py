@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from reader.reading import Box
 from reader.vision.onnx_model import OnnxModel
 
 INPUT_LONG = 640
@@ -79,45 +80,29 @@ def decode(out: np.ndarray, heat: np.ndarray, scale: float, threshold: float,
     return _suppress(dets)[:max_dice]
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / u if u > 0 else 0.0
-
-
-def _inside_core(box, other, core: float = 0.6) -> bool:
+def _inside_core(box: Box, other: Box, core: float = 0.6) -> bool:
     """True when `box`'s centre lies in the central `core` part of `other`: seen from above, dice
     do not overlap, so a second peak there is the same die (a numeral, a glint), not a new one."""
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    mx, my = (other[2] - other[0]) * (1 - core) / 2, (other[3] - other[1]) * (1 - core) / 2
-    return other[0] + mx <= cx <= other[2] - mx and other[1] + my <= cy <= other[3] - my
+    cx, cy = box.center
+    mx, my = other.width * (1 - core) / 2, other.height * (1 - core) / 2
+    return other.x0 + mx <= cx <= other.x1 - mx and other.y0 + my <= cy <= other.y1 - my
 
 
-def _side(box) -> float:
-    return max(box[2] - box[0], box[3] - box[1])
-
-
-def _centre_in(box, other) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return other[0] <= cx <= other[2] and other[1] <= cy <= other[3]
-
-
-def _part_of(box, other, ratio: float = PART_RATIO) -> bool:
+def _part_of(box: Box, other: Box, ratio: float = PART_RATIO) -> bool:
     """True when `box` is much smaller than `other` and its centre lies inside it: a pip or a
     numeral of a big die, never a die of its own (seen from above, dice do not overlap). Read
     alone, a pip of a 3 is a confident 1."""
-    return _side(other) >= ratio * _side(box) and _centre_in(box, other)
+    return other.side >= ratio * box.side and _inside_core(box, other, core=1.0)
 
 
 def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
-    kept: list[Detection] = []
+    kept: list[tuple[Detection, Box]] = []
     for d in sorted(dets, key=lambda d: -d.score):
-        if all(_iou(d.box, k.box) < iou and not _inside_core(d.box, k.box) for k in kept):
-            kept.append(d)
+        b = Box(*d.box)
+        if all(b.iou(k) < iou and not _inside_core(b, k) for _, k in kept):
+            kept.append((d, b))
     # a weaker big box does not lose to a strong pip inside it: parts go whatever their score
-    return [d for d in kept if not any(_part_of(d.box, k.box) for k in kept if k is not d)]
+    return [d for d, b in kept if not any(_part_of(b, k) for e, k in kept if e is not d)]
 
 
 class DiceDetector:

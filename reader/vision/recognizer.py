@@ -87,11 +87,10 @@ class Recognizer:
         h, w = image.shape[:2]
         candidates = [(0.0, 0.0, float(w), float(h))]
         dets = self.detector.detect(image, long_side=SINGLE_LONG_SIDE)
-        if dets:
+        if dets:  # the detector's own threshold already dropped the doubtful ones
             best = max(dets, key=lambda d: d.score)
-            if best.score >= 0.3:
-                fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
-                candidates = [best.box] + (candidates if fills else [])
+            fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
+            candidates = [best.box] + (candidates if fills else [])
         evidence = self.faces.evidence(image, candidates)
         # the box whose reading is most sure it shows a die
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None

@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 
 from reader.reading import Box
-from reader.synth import scene as sc
 from reader.synth.layouts import crop_scene
 from reader.synth.render import Renderer
 from reader.vision.faces import FaceReader
@@ -32,15 +31,8 @@ def probe(reader: FaceReader, renderer: Renderer, cocked: bool, off: float, coun
     p_cocked, valued = [], 0
     for i in range(count):
         rng = np.random.default_rng([seed, i, int(off), int(cocked)])
-        s = crop_scene(rng, size=128, die=str(rng.choice(DICE)), cocked=cocked)
-        main = s["dice"][0]
-        az, dist = float(rng.uniform(0, 2 * np.pi)), 150.0
-        for _ in range(3):  # the die's box about 55% of the crop, as in training
-            cam = sc.make_camera(main["t"][:3], off, az, dist, 30.0, 128, 128)
-            b, _ = sc.die_box(main, cam)
-            dist *= max(b[2] - b[0], b[3] - b[1]) / (0.55 * 128)
-        s["camera"] = sc.make_camera(main["t"][:3], off, az, dist, 30.0, 128, 128)
-        box, _ = sc.die_box(main, s["camera"])
+        s = crop_scene(rng, size=128, die=str(rng.choice(DICE)), cocked=cocked, off_vertical=off)
+        box = s["labels"][0]["box"]  # the main die comes first
         bgr = cv2.cvtColor(renderer.render(s), cv2.COLOR_RGB2BGR)
         ev = reader.evidence(bgr, [tuple(box)])[0]
         reading = reader.decide(ev, Box(*box), allow_none=False)

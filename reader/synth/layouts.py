@@ -63,8 +63,9 @@ def _lean_azimuth(d_die: str) -> float:
 
 
 def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None = None,
-               cocked: bool | None = None, classes=CROP_CLASSES) -> dict:
-    """One main die near the centre filling 35-75% of the crop, maybe neighbours and a wall."""
+               cocked: bool | None = None, classes=CROP_CLASSES, off_vertical: float | None = None) -> dict:
+    """One main die near the centre filling 35-75% of the crop, maybe neighbours and a wall.
+    `off_vertical` fixes the camera's angle from vertical (probes); otherwise it is drawn, 0-35."""
     if die is None:
         die, style = pick_class(rng, classes)
     if cocked is None:
@@ -100,6 +101,8 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
         walls.append(_wall(rng, surface, *box, h))
     lights = sc.make_lights(rng)
     off = float(35 * rng.random() ** 1.4)
+    if off_vertical is not None:  # drawn all the same, so every later draw is what it would be
+        off = float(off_vertical)
     az = float(rng.uniform(0, 2 * np.pi))
     for _ in range(12):  # look over the wall, never through it: the camera is on the die's side
         if all(np.cos(az) * c[0] + np.sin(az) * c[1] <= 0.1 for c in _wall_dirs(walls, main)):

@@ -23,7 +23,7 @@ from reader.synth.render import Renderer
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel
 
-CASES = [("flat", 0.0), ("flat", 15.0), ("flat", 30.0), ("cocked", 0.0), ("cocked", 15.0)]
+CASES = [(False, 0.0), (False, 15.0), (False, 30.0), (True, 0.0), (True, 15.0)]  # (cocked, degrees off vertical)
 DICE = ["d6", "d8", "d10", "d12", "d20"]
 
 
@@ -50,8 +50,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     reader = FaceReader(OnnxModel(args.reader, 2))
     renderer = Renderer()
-    for state, off in CASES:
-        print(probe(reader, renderer, state == "cocked", off, args.count), flush=True)
+    for cocked, off in CASES:
+        print(probe(reader, renderer, cocked, off, args.count), flush=True)
 
 
 if __name__ == "__main__":

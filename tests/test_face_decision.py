@@ -108,3 +108,62 @@ def test_the_crop_is_cut_the_way_the_model_was_made_for(per_side, white_share):
     FaceReader(net).evidence(image, [(80, 80, 120, 120)])
     assert len(net.seen) == 4  # four turned views of the one die
     assert abs(float((net.seen[0, 0] > 0.5).mean()) - white_share) < 0.05
+
+
+class _Fixed:
+    """A stand-in network answering the same logits for every crop; counts the crops it is shown."""
+
+    def __init__(self, meta, type_logits, face_logits):
+        self.meta = {"types": TYPES, **meta}
+        self.t, self.f = np.asarray(type_logits, np.float32), np.asarray(face_logits, np.float32)
+        self.shown = 0
+
+    def __call__(self, x):
+        n = len(x)
+        self.shown += n
+        return [np.tile(self.t, (n, 1)), np.tile(self.f, (n, 1)), np.tile(np.array([5.0, -5.0], np.float32), (n, 1))]
+
+
+def _logits(index, size, strength=8.0):
+    z = np.zeros(size, np.float32)
+    z[index] = strength
+    return z
+
+
+@pytest.mark.parametrize(
+    ("die", "whole_face", "top_face", "looked", "expected"),
+    [
+        pytest.param("d20", 17, 17, True, Face, id="d20: both looks read 17, accepted"),
+        pytest.param("d20", 17, 11, True, Unreadable, id="d20: the top face reads 11, refused"),
+        pytest.param("d6", 4, 2, False, Face, id="d6 is not in the second look's dice: read from the whole die"),
+    ],
+)
+def test_the_second_look_at_the_top_face_must_agree(die, whole_face, top_face, looked, expected):
+    from reader.vision.topface import TopFaceLook
+
+    whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
+                   _logits(whole_face - 1, 20))
+    top = _Fixed({}, np.zeros(len(TYPES)), _logits(top_face - 1, 20))
+    reader = FaceReader(whole, TopFaceLook(top, 0.7, frozenset({"d8", "d10", "d12", "d20"})))
+    image = np.full((120, 120, 3), 128, np.uint8)
+    ev = reader.evidence(image, [(40, 40, 80, 80)])[0]
+    r = reader.decide(ev, Box(40, 40, 80, 80))
+    assert isinstance(r.outcome, expected)
+    assert top.shown == (2 if looked else 0)  # the top face is looked at twice, at 45 and 225 degrees
+    if expected is Face:
+        assert r.value == whole_face
+
+
+def test_the_second_look_cuts_the_middle_of_the_die():
+    from reader.vision.topface import TopFaceLook
+
+    # a 40 px die, black with a white 16 px top face: the whole-die crop is mostly table and black,
+    # the second look's cut (0.5 x the box) is mostly the white top face
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[92:108, 92:108] = 255
+    top = _Recording({})
+    whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index("d12"), len(TYPES)),
+                   _logits(0, 20))
+    FaceReader(whole, TopFaceLook(top, 0.5, frozenset({"d12"}))).evidence(image, [(80, 80, 120, 120)])
+    assert len(top.seen) == 2
+    assert float((top.seen[0, 0] > 0.5).mean()) > 0.5

@@ -17,14 +17,15 @@ import pytest
 from reader.commands.evaluate import evaluate_images
 from reader.errors import DiceReaderError
 from reader.vision.evaluate import summarise
+from reader.vision.faces import FaceReader
 from reader.vision.realdata import load_set
 from reader.vision.recognizer import Recognizer
 
 ROOT = Path(__file__).resolve().parents[1]
 STILLS = ROOT / "fixtures" / "stills"
 
-# Measured with the committed models (models/reader.md, v6, detector v3): found 93.5%, type 87.3%, end-to-end
-# 23.4%, accepted-but-wrong 0.21%. Far from the 99% end-to-end target: these floors guard against
+# Measured with the committed models (models/reader.md, v7, detector v3): found 93.5%, type 87.3%, end-to-end
+# 25.1%, accepted-but-wrong 0.34%. Far from the 99% end-to-end target: these floors guard against
 # a regression, they do not claim the target is met.
 FLOOR = {"found": 0.92, "type": 0.85, "end_to_end": 0.22, "accepted_wrong": 0.005}
 
@@ -44,6 +45,9 @@ def test_models_are_committed_with_their_metadata(recognizer):
     assert set(meta["types"]) >= {"d4", "d6", "d8", "d10", "d12", "d20"}
     assert 0.0 < meta["accept_threshold"] < 1.0
     assert "normalisation" in meta and "normalisation" in recognizer.detector.model.meta
+    top = recognizer.faces.top_face  # the second look at a numeral die's top face travels with the reader
+    assert top is not None and "d20" in top.dice and "d6" not in top.dice
+    assert "normalisation" in top.model.meta
     total = sum(p.stat().st_size for p in (ROOT / "models").glob("*.onnx"))
     assert total < 30e6
 
@@ -63,6 +67,18 @@ def test_rendered_stills_are_found_and_read(stills_score):
 
 def test_wrong_readings_are_rare_among_accepted_ones(stills_score):
     assert stills_score.accepted_wrong_rate <= FLOOR["accepted_wrong"]
+
+
+def test_the_second_look_reads_more_numeral_dice(recognizer, stills_score):
+    # the same frames read without the top-face look (reader.vision.topface), same thresholds: the
+    # D8-D20 read right must be more with it (measured: 128 against 101 of 944), the wrong ones no
+    # more than two more (measured: 5 against 3 in all)
+    alone = Recognizer(recognizer.detector, FaceReader(recognizer.faces.model))
+    without = summarise("stills", evaluate_images(load_set(STILLS), alone))
+    numerals = ("d8", "d10", "d12", "d20")
+    right = lambda s: sum(s.by_die.get(d, [0, 0])[0] for d in numerals)  # noqa: E731
+    assert right(stills_score) > right(without)
+    assert stills_score.accepted_wrong <= without.accepted_wrong + 2
 
 
 def test_an_empty_tray_has_no_dice(recognizer):

@@ -8,7 +8,9 @@ of the calibration dice of every source (each real set, the renders) on its own,
 rotated views agreeing, once for all dice and once per die type as read; and the cocked
 threshold, as high as it can be while giving at most `--cocked-miss` more of the leaning dice a
 value than the lowest threshold does, raised until at most `--flat-cocked` of the flat dice are
-called cocked. The figures go into the model card.
+called cocked. With --top-face, the second look at a numeral die's top face (reader.vision.topface)
+gets its own face temperature and every threshold is picked on the two looks pooled. The figures
+go into the model card.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from reader.reading import Box
 from reader.vision.crops import crop_die, to_tensor
 from reader.vision.faces import FaceReader, softmax
 from reader.vision.onnx_model import OnnxModel
+from reader.vision.topface import TopFaceLook
 
 
 def nll(logits, labels, t):
@@ -49,6 +52,9 @@ def main(argv=None):
     ap.add_argument("--crop-per-side", type=float, default=None,
                     help="crop side / detector box side at run time (default: the training convention); "
                          "a loose crop forgives a detector box that is too tight")
+    ap.add_argument("--top-face", type=Path, default=None, metavar="ONNX",
+                    help="the second look at the top face (reader.vision.topface), calibrated with the reader")
+    ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"])
     args = ap.parse_args(argv)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
@@ -70,11 +76,22 @@ def main(argv=None):
     k = np.array([FACES.get(types[t], 0) for t in ti])
     fl_m = np.where(np.arange(20)[None] < k[:, None], fl, -1e4)
     t_face = float(grid[np.argmin([nll(fl_m[has_face], fi[has_face], t) for t in grid])])
+    top_face, top_meta = None, None
+    if args.top_face:
+        top_model = OnnxModel(args.top_face)
+        top_side = float(top_model.meta["crop_per_side"])
+        tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, top_side) for im in imgs[i:i + 256]]))[1]
+                              for i in range(0, len(imgs), 256)])
+        tl_m = np.where(np.arange(20)[None] < k[:, None], tfl, -1e4)
+        t_top = float(grid[np.argmin([nll(tl_m[has_face], fi[has_face], t) for t in grid])])
+        top_meta = {"model": args.top_face.name, "per_side": top_side,
+                    "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles)}
+        top_face = TopFaceLook.from_meta(top_model, top_meta)
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
     model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
                        "crop_per_side": per_side})
-    reader = FaceReader(model)
+    reader = FaceReader(model, top_face)
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,
     # drawn once per die, or the threshold is picked on crops better than any frame will give.
@@ -192,6 +209,8 @@ def main(argv=None):
            "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
            "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table,
            "flat_dice_called_cocked_by_cocked_threshold": flat_table}
+    if top_meta:
+        out["top_face"] = top_meta
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

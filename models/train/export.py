@@ -2,6 +2,7 @@
 
     python -m models.train.export detector work/detector.pt models/detector.onnx
     python -m models.train.export reader work/reader.pt models/reader.onnx --meta work/reader_calib.json
+    python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import onnx
 import torch
 
 from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet, load_reader_state
+from models.train.train_top_face import TOP_PER_SIDE
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
@@ -39,6 +41,9 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
         dyn = {"image": {0: "n"}, "type_logits": {0: "n"}, "face_logits": {0: "n"}, "state_logits": {0: "n"}}
         base = {"types": list(TYPES), "states": list(STATES), "crop": CROP, "crop_per_side": CROP_PER_SIDE,
                 "faces": "face_logits[:, v-1] for value v; only the first faces(die) are meaningful"}
+        if kind == "top-face":  # the reader's network taught the face alone on the die's middle
+            base.update({"crop_per_side": TOP_PER_SIDE, "role": "second look at a numeral die's top face "
+                         "(reader.vision.topface); only face_logits are trained"})
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
                       opset_version=17, dynamo=False)
@@ -55,7 +60,7 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("kind", choices=["detector", "reader"])
+    ap.add_argument("kind", choices=["detector", "reader", "top-face"])
     ap.add_argument("weights", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")

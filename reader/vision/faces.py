@@ -19,6 +19,7 @@ from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
 from reader.vision.onnx_model import OnnxModel
+from reader.vision.topface import TopFaceLook, combine
 
 ANGLES = (0.0, 90.0, 180.0, 270.0)
 
@@ -41,8 +42,9 @@ class FaceEvidence:
 
 
 class FaceReader:
-    def __init__(self, model: OnnxModel):
+    def __init__(self, model: OnnxModel, top_face: TopFaceLook | None = None):
         self.model = model
+        self.top_face = top_face
         meta = model.meta
         self.types: list[str] = meta["types"]
         self.t_type = float(meta.get("temperature_type", 1.0))
@@ -59,16 +61,25 @@ class FaceReader:
         crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
         t_logits, f_logits, s_logits = self.model(to_tensor(crops))
         n = len(ANGLES)
+        tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
+        dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
+        second = [i for i, die in enumerate(dice) if self.top_face and die in self.top_face.dice]
+        top_probs = {}
+        if second:
+            got = self.top_face.face_probs(image, [boxes[i] for i in second], [FACES[dice[i]] for i in second])
+            top_probs = dict(zip(second, got))
         out = []
         for i in range(len(boxes)):
             sl = slice(i * n, (i + 1) * n)
-            tp = softmax(t_logits[sl], self.t_type)
+            tp = tp_all[i]
             sp = softmax(s_logits[sl])
             type_probs = tp.mean(axis=0)
-            die = self.types[int(np.argmax(type_probs))]
+            die = dice[i]
             k = FACES.get(die, 0)
             if k:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
+                if i in top_probs:
+                    fp = combine(fp, top_probs[i][None])
                 face_probs = fp.mean(axis=0)
                 agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:

@@ -1,7 +1,8 @@
 """The recognizer: every die in a tray frame, its type, top face, confidence and state.
 
-Two ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
-reads each one (reader.vision.faces). Pure computation on an image array: opening cameras and
+ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
+reads each one (reader.vision.faces), and `reader_top.onnx`, named in the reader's metadata, takes
+a second look at a numeral die's top face (reader.vision.topface). Pure computation on an image array: opening cameras and
 files is the callers' business.
 """
 
@@ -17,6 +18,7 @@ from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs
+from reader.vision.topface import TopFaceLook
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
 # filling the image sat at the top of that range and its box came out short (crops-fickett: median
@@ -38,13 +40,18 @@ class Recognizer:
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
         d = models_dir(models_dir_)
-        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)),
-                    FaceReader(OnnxModel(d / "reader.onnx", threads)))
+        reader = OnnxModel(d / "reader.onnx", threads)
+        top = reader.meta.get("top_face")  # the second look at a numeral die's top face, if the reader has one
+        top_face = TopFaceLook.from_meta(OnnxModel(d / top["model"], threads), top) if top else None
+        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, top_face))
 
     @property
     def versions(self) -> dict:
-        return {"detector": self.detector.model.meta.get("version"),
-                "reader": self.faces.model.meta.get("version")}
+        out = {"detector": self.detector.model.meta.get("version"),
+               "reader": self.faces.model.meta.get("version")}
+        if self.faces.top_face is not None:
+            out["reader_top"] = self.faces.top_face.model.meta.get("version")
+        return out
 
     @staticmethod
     def _check(image) -> np.ndarray:

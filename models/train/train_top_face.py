@@ -1,0 +1,138 @@
+"""Train the second look at a numeral die's top face (reader.vision.topface).
+
+    python -m models.train.train_top_face --minutes 70 --init work/reader.pt --out work/reader_top.pt \
+        --synth work/synth/crops --synth work/synth/numerals
+
+The network is the reader's own (models.train.nets.DiceReaderNet), started from the reader's
+weights, and taught the face alone on cuts of the die's middle: a square of TOP_PER_SIDE x the
+die's box side, turned, scaled and moved as the detector's boxes are, with the reader's photometric
+noise. Its dice are the valued flat dice of the real trays (training four-fifths) and the renders,
+drawn by type so that the D20 (read worst) is a third of every batch. The calibration dice of the
+reader (the same 8%, chosen by their pixels) are never trained on, so one calibration serves both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.train.augment import photometric
+from models.train.nets import TYPES, DiceReaderNet, load_reader_state
+from models.train.reader_data import BOX_IN_CTX, CTX, real_tray_patches, synth_crop_patches
+from models.train.train_reader import is_calibration, masked_face_loss
+from reader.vision.crops import CROP
+
+TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
+TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
+REAL_SHARE = 0.3  # of a type's draws, when real dice of that type exist (bartek's D6, D8, D10)
+
+
+def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool = True,
+             per_side: float = TOP_PER_SIDE) -> np.ndarray:
+    """A CROP x CROP cut of the middle of the die in a context patch (reader_data's convention)."""
+    box_side = CTX * BOX_IN_CTX
+    side = box_side * per_side
+    angle, jx, jy = 0.0, 0.0, 0.0
+    if augment:
+        # the detector's box is 0.6-1.4x the die and a little off centre (as in reader_data.make_crop)
+        side *= float(np.exp(rng.uniform(np.log(0.6), np.log(1.4))))
+        angle = rng.uniform(0, 360)
+        jx, jy = rng.normal(0, 0.06, 2) * box_side
+    s = CROP / side
+    M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
+    M[0, 2] += CROP / 2 - (CTX / 2 + jx)
+    M[1, 2] += CROP / 2 - (CTX / 2 + jy)
+    out = cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return photometric(out, rng, 1.0) if augment else out
+
+
+def load(synth: list[Path]):
+    """Valued flat dice of the types in TYPE_SHARE, and which of them are calibration dice."""
+    p = real_tray_patches()
+    for f in synth:
+        p.extend(synth_crop_patches(f))
+    imgs, ti, fi, si, src = p.arrays()
+    keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in TYPE_SHARE])
+    imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
+    calib = np.array([is_calibration(im) for im in imgs])
+    return imgs, ti, fi, src, calib
+
+
+def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    w = np.zeros(len(idx))
+    for t, share in TYPE_SHARE.items():
+        m = ti[idx] == TYPES.index(t)
+        real, synth = m & (src[idx] != "synth"), m & (src[idx] == "synth")
+        rs = REAL_SHARE if real.any() else 0.0
+        if real.any():
+            w[real] = share * rs / real.sum()
+        if synth.any():
+            w[synth] = share * (1 - rs) / synth.sum()
+    return w / w.sum()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=70)
+    ap.add_argument("--out", type=Path, default=Path("work/reader_top.pt"))
+    ap.add_argument("--init", type=Path, default=Path("work/reader.pt"), help="the reader's weights to start from")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--synth", type=Path, action="append", default=[])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t_load = time.time()
+    imgs, ti, fi, src, calib = load(args.synth)
+    train = np.nonzero(~calib)[0]
+    w = draw_weights(ti, src, train)
+    print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
+    net = DiceReaderNet()
+    if args.init and args.init.exists():
+        load_reader_state(net, torch.load(args.init))
+    net = net.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
+
+    def build():
+        idx = rng.choice(train, size=64, p=w)
+        x = np.stack([top_crop(imgs[i], rng) for i in idx]).astype(np.float32) / 255.0
+        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+        return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
+
+    builder = ThreadPoolExecutor(1)
+    pending = builder.submit(build)
+    budget, t0, step, ema = args.minutes * 60, time.time(), 0, None
+    while (frac := (time.time() - t0) / budget) < 1:
+        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        x, t_i, f_i = pending.result()
+        pending = builder.submit(build)
+        _, face_logits, _ = net(x)
+        loss = masked_face_loss(face_logits, f_i, t_i)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if step % 100 == 0:
+            print(f"step {step} t={time.time() - t0:.0f}s lr={lr:.5f} face={ema:.3f}", flush=True)
+        if step % 1000 == 0:
+            torch.save(net.state_dict(), args.out)
+    builder.shutdown(wait=True)
+    torch.save(net.state_dict(), args.out)
+    print(f"done: {step} steps in {time.time() - t0:.0f}s -> {args.out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -229,12 +229,18 @@ def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.n
         jx, jy = rng.normal(0, 0.05, 2) * crop_side
     else:
         angle, jx, jy = 0.0, 0.0, 0.0
-    s = CROP / crop_side
-    M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
-    M[0, 2] += CROP / 2 - (CTX / 2 + jx)
-    M[1, 2] += CROP / 2 - (CTX / 2 + jy)
-    out = cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+    out = cut(patch, crop_side, angle, jx, jy)
     if augment:
         out = photometric(out, rng, strength=1.0)
     return out
+
+
+def cut(patch: np.ndarray, side: float, angle: float, jx: float, jy: float) -> np.ndarray:
+    """A CROP x CROP square of `side` patch pixels about the patch centre moved by (jx, jy),
+    turned by `angle` degrees."""
+    s = CROP / side
+    M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
+    M[0, 2] += CROP / 2 - (CTX / 2 + jx)
+    M[1, 2] += CROP / 2 - (CTX / 2 + jy)
+    return cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)

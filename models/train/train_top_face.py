@@ -19,15 +19,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 
 from models.train.augment import photometric
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
-from models.train.reader_data import BOX_IN_CTX, CTX, real_tray_patches, synth_crop_patches
+from models.train.reader_data import BOX_IN_CTX, CTX, cut, real_tray_patches, synth_crop_patches
 from models.train.train_reader import is_calibration, masked_face_loss
-from reader.vision.crops import CROP
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
 TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
@@ -45,12 +43,7 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
         side *= float(np.exp(rng.uniform(np.log(0.6), np.log(1.4))))
         angle = rng.uniform(0, 360)
         jx, jy = rng.normal(0, 0.06, 2) * box_side
-    s = CROP / side
-    M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
-    M[0, 2] += CROP / 2 - (CTX / 2 + jx)
-    M[1, 2] += CROP / 2 - (CTX / 2 + jy)
-    out = cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+    out = cut(patch, side, angle, jx, jy)
     return photometric(out, rng, 1.0) if augment else out
 
 

@@ -167,3 +167,19 @@ def test_the_second_look_cuts_the_middle_of_the_die():
     FaceReader(whole, TopFaceLook(top, 0.5, frozenset({"d12"}))).evidence(image, [(80, 80, 120, 120)])
     assert len(top.seen) == 2
     assert float((top.seen[0, 0] > 0.5).mean()) > 0.5
+
+
+@pytest.mark.parametrize(
+    ("weight", "expected"),
+    [
+        pytest.param(0.0, [0.7, 0.2, 0.1], id="weight 0: the whole die alone"),
+        pytest.param(1.0, [0.1, 0.8, 0.1], id="weight 1: the top face alone"),
+        pytest.param(0.5, [0.7 ** 0.5 * 0.1 ** 0.5, 0.2 ** 0.5 * 0.8 ** 0.5, 0.1], id="0.5: the geometric mean"),
+    ],
+)
+def test_the_two_looks_are_pooled_by_weight(weight, expected):
+    from reader.vision.topface import combine
+
+    pooled = combine(np.array([[0.7, 0.2, 0.1]]), np.array([[0.1, 0.8, 0.1]]), weight)[0]
+    want = np.array(expected) / np.sum(expected)
+    assert np.allclose(pooled, want)

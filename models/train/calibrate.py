@@ -55,6 +55,7 @@ def main(argv=None):
     ap.add_argument("--top-face", type=Path, default=None, metavar="ONNX",
                     help="the second look at the top face (reader.vision.topface), calibrated with the reader")
     ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"])
+    ap.add_argument("--top-face-weight", type=float, default=0.5, help="of the top face against the whole die")
     args = ap.parse_args(argv)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
@@ -85,7 +86,8 @@ def main(argv=None):
         tl_m = np.where(np.arange(20)[None] < k[:, None], tfl, -1e4)
         t_top = float(grid[np.argmin([nll(tl_m[has_face], fi[has_face], t) for t in grid])])
         top_meta = {"model": args.top_face.name, "per_side": top_side,
-                    "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles)}
+                    "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles),
+                    "weight": args.top_face_weight}
         top_face = TopFaceLook.from_meta(top_model, top_meta)
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))

@@ -79,7 +79,7 @@ class FaceReader:
             if k:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
                 if i in top_probs:
-                    fp = combine(fp, top_probs[i][None])
+                    fp = combine(fp, top_probs[i][None], self.top_face.weight)
                 face_probs = fp.mean(axis=0)
                 agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:

@@ -29,11 +29,12 @@ class TopFaceLook:
     # frame from 35-42 ms to 63 ms. At 45 and 225 degrees they are turned unlike any of the whole
     # look's views, so the pair adds a look the four do not already have.
     angles: tuple[float, ...] = (45.0, 225.0)
+    weight: float = 0.5        # of this look against the whole die's in the pooling
 
     @classmethod
     def from_meta(cls, model, meta: dict) -> "TopFaceLook":
         return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), float(meta.get("temperature", 1.0)),
-                   tuple(float(a) for a in meta.get("angles", (45.0, 225.0))))
+                   tuple(float(a) for a in meta.get("angles", (45.0, 225.0))), float(meta.get("weight", 0.5)))
 
     def face_probs(self, image: np.ndarray, boxes: list[tuple], faces: list[int]) -> list[np.ndarray]:
         """Per die, its top face's probabilities over its first `faces[i]` faces, averaged over
@@ -50,10 +51,10 @@ def _softmax(x: np.ndarray, t: float) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def combine(whole: np.ndarray, top: np.ndarray) -> np.ndarray:
+def combine(whole: np.ndarray, top: np.ndarray, weight: float = 0.5) -> np.ndarray:
     """Each of the whole look's views (views x faces) pooled with the top face's probabilities
     (faces): their geometric mean, renormalised. Not their product: both looks learnt from the same dice and err together, and a
     product made a pair that both say 0.9 read as 0.99, so wrong faces came out as sure as right
     ones (calibration then had to raise the D20's threshold from 0.92 to 0.98)."""
-    p = np.sqrt(whole * top)
+    p = whole ** (1.0 - weight) * top ** weight
     return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)

@@ -9,7 +9,6 @@ output stride 4. Time-budgeted: the cosine schedule is planned for the given min
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import torch.nn.functional as F
 
 from models.train.detector_data import real_frames, sample, synth_frames
 from models.train.nets import DiceDetector
+from models.train.schedule import cosine_lr
 
 
 def focal(pred_logit, gt):
@@ -88,7 +88,7 @@ def main(argv=None):
         frac = (time.time() - t0) / budget
         if frac >= 1:
             break
-        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
         x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch.nn.functional as F
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
 from models.train.reader_data import (Patches, detector_false_alarms, make_crop, real_tray_patches,
                                       single_die_patches, synth_crop_patches)
+from models.train.schedule import cosine_lr
 from reader.dice import FACES
 
 FACE_COUNT = np.array([FACES.get(t, 0) for t in TYPES])
@@ -161,7 +161,7 @@ def main(argv=None):
         frac = (time.time() - t0) / budget
         if frac >= 1:
             break
-        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
         x, t_i, f_i, s_i = pending.result()

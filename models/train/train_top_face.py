@@ -14,7 +14,6 @@ reader (the same 8%, chosen by their pixels) are never trained on, so one calibr
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch
 from models.train.augment import photometric
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
 from models.train.reader_data import BOX_IN_CTX, CTX, cut, real_tray_patches, synth_crop_patches
+from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
@@ -106,7 +106,7 @@ def main(argv=None):
     pending = builder.submit(build)
     budget, t0, step, ema = args.minutes * 60, time.time(), 0, None
     while (frac := (time.time() - t0) / budget) < 1:
-        lr = args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac))) * min(1.0, (step + 1) / 100)
+        lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
         x, t_i, f_i = pending.result()

@@ -75,16 +75,20 @@ def main(argv=None):
     t_type = float(grid[np.argmin([nll(tl, ti, t) for t in grid])])
     has_face = (fi >= 0) & (si != 1)
     k = np.array([FACES.get(types[t], 0) for t in ti])
-    fl_m = np.where(np.arange(20)[None] < k[:, None], fl, -1e4)
-    t_face = float(grid[np.argmin([nll(fl_m[has_face], fi[has_face], t) for t in grid])])
+
+    def face_temperature(logits: np.ndarray) -> float:
+        """Least NLL over the valued dice, each scored over the faces its type has."""
+        masked = np.where(np.arange(20)[None] < k[:, None], logits, -1e4)
+        return float(grid[np.argmin([nll(masked[has_face], fi[has_face], t) for t in grid])])
+
+    t_face = face_temperature(fl)
     top_face, top_meta = None, None
     if args.top_face:
         top_model = OnnxModel(args.top_face)
         top_side = float(top_model.meta["crop_per_side"])
         tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, top_side) for im in imgs[i:i + 256]]))[1]
                               for i in range(0, len(imgs), 256)])
-        tl_m = np.where(np.arange(20)[None] < k[:, None], tfl, -1e4)
-        t_top = float(grid[np.argmin([nll(tl_m[has_face], fi[has_face], t) for t in grid])])
+        t_top = face_temperature(tfl)
         top_meta = {"model": args.top_face.name, "per_side": top_side,
                     "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles),
                     "weight": args.top_face_weight}

@@ -64,10 +64,7 @@ class FaceReader:
         tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
         dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
         second = [i for i, die in enumerate(dice) if self.top_face and die in self.top_face.dice]
-        top_probs = {}
-        if second:
-            got = self.top_face.face_probs(image, [boxes[i] for i in second], [FACES[dice[i]] for i in second])
-            top_probs = dict(zip(second, got))
+        top_logits = dict(zip(second, self.top_face.face_logits(image, [boxes[i] for i in second]))) if second else {}
         out = []
         for i in range(len(boxes)):
             sl = slice(i * n, (i + 1) * n)
@@ -78,8 +75,9 @@ class FaceReader:
             k = FACES.get(die, 0)
             if k:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
-                if i in top_probs:
-                    fp = combine(fp, top_probs[i][None], self.top_face.weight)
+                if i in top_logits:  # pooled with the top face's views, averaged
+                    top = softmax(top_logits[i][:, :k], self.top_face.temperature).mean(axis=0)
+                    fp = combine(fp, top[None], self.top_face.weight)
                 face_probs = fp.mean(axis=0)
                 agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:

@@ -33,28 +33,26 @@ class TopFaceLook:
 
     @classmethod
     def from_meta(cls, model, meta: dict) -> "TopFaceLook":
-        return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), float(meta.get("temperature", 1.0)),
-                   tuple(float(a) for a in meta.get("angles", (45.0, 225.0))), float(meta.get("weight", 0.5)))
+        """From the reader's metadata `top_face`; what it leaves out keeps the defaults above."""
+        extra = {k: float(meta[k]) for k in ("temperature", "weight") if k in meta}
+        if "angles" in meta:
+            extra["angles"] = tuple(float(a) for a in meta["angles"])
+        return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), **extra)
 
-    def face_probs(self, image: np.ndarray, boxes: list[tuple], faces: list[int]) -> list[np.ndarray]:
-        """Per die, its top face's probabilities over its first `faces[i]` faces, averaged over
-        this look's views."""
+    def face_logits(self, image: np.ndarray, boxes: list[tuple]) -> list[np.ndarray]:
+        """Per die, views x 20 face logits of its middle (the reader applies its softmax with
+        `temperature`, as it does to its own)."""
         crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in self.angles]
         logits = self.model(to_tensor(crops))[1]
         n = len(self.angles)
-        return [_softmax(logits[i * n:(i + 1) * n, :k], self.temperature).mean(axis=0) for i, k in enumerate(faces)]
-
-
-def _softmax(x: np.ndarray, t: float) -> np.ndarray:
-    z = x / t
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+        return [logits[i * n:(i + 1) * n] for i in range(len(boxes))]
 
 
 def combine(whole: np.ndarray, top: np.ndarray, weight: float = 0.5) -> np.ndarray:
     """Each of the whole look's views (views x faces) pooled with the top face's probabilities
-    (faces): their geometric mean, renormalised. Not their product: both looks learnt from the same dice and err together, and a
-    product made a pair that both say 0.9 read as 0.99, so wrong faces came out as sure as right
-    ones (calibration then had to raise the D20's threshold from 0.92 to 0.98)."""
+    (faces): their geometric mean, `weight` on the top face, renormalised. Not their product:
+    both looks learnt from the same dice and err together, and a product made a pair that both
+    say 0.9 read as 0.99, so wrong faces came out as sure as right ones (calibration then had to
+    raise the D20's threshold from 0.92 to 0.98)."""
     p = whole ** (1.0 - weight) * top ** weight
     return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)

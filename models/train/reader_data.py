@@ -165,9 +165,11 @@ def detector_false_alarms(detector_onnx: Path, sets=("tray-d6-nell", "tray-mixed
     return out
 
 
-def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False) -> Patches:
+def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False,
+                       values: dict[str, int] | None = None) -> Patches:
     """Single-die images (type-lurig): the box from `boxes` (found by the detector), else the
-    central 55% of the image."""
+    central 55% of the image; the value from `values` (read by eye, `lurig_values`) where the set
+    has none."""
     out = Patches()
     folder = realdata_root() / name
     if not folder.is_dir():
@@ -181,8 +183,17 @@ def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout
         h, w = img.shape[:2]
         b = (boxes or {}).get(li.name) or (w * 0.225, h * 0.225, w * 0.775, h * 0.775)
         d = li.dice[0]
-        out.add(context_patch(img, b), d.die, d.value, None, name)
+        value = d.value if d.value is not None else (values or {}).get(li.name)
+        out.add(context_patch(img, b), d.die, value, "flat" if value is not None else None, name)
     return out
+
+
+LURIG_VALUES = Path(__file__).with_name("lurig_values.json")
+
+
+def lurig_values(path: Path = LURIG_VALUES) -> dict[str, int]:
+    """type-lurig's top faces read by eye (D8, D10, D20 seen from above; see the file's notes)."""
+    return {k: int(v) for k, v in json.loads(path.read_text())["values"].items()}
 
 
 def synth_crop_patches(folder: Path, limit: int | None = None, skip: int = 0) -> Patches:

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
-from models.train.reader_data import (Patches, detector_false_alarms, make_crop, real_tray_patches,
+from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, make_crop, real_tray_patches,
                                       single_die_patches, synth_crop_patches)
 from models.train.schedule import cosine_lr
 from reader.dice import FACES
@@ -44,11 +44,12 @@ SHARES = {"real": 0.35, "synth": 0.40, "types": 0.13, "none": 0.12}
 SYNTH_FULL_SHARE_AT = 8000
 
 
-def load_real(lurig_boxes: Path | None) -> Patches:
-    """Real dice: tray sets (training four-fifths) with table patches, and type-only photos."""
+def load_real(lurig_boxes: Path | None, lurig_faces: Path | None = None) -> Patches:
+    """Real dice: tray sets (training four-fifths) with table patches, and single-die photos, typed,
+    and valued where `lurig_faces` (lurig_values.json: D8, D10 and D20 from above, read by eye) has them."""
     p = real_tray_patches()
     boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
-    p.extend(single_die_patches("type-lurig", boxes))
+    p.extend(single_die_patches("type-lurig", boxes, values=lurig_values(lurig_faces) if lurig_faces else None))
     return p
 
 
@@ -91,6 +92,9 @@ def main(argv=None):
     ap.add_argument("--synth", type=Path, action="append", default=[])
     ap.add_argument("--synth-limit", type=int, default=None)
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"))
+    ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
+                    help="type-lurig's faces read by eye (models/train/lurig_values.json); the committed "
+                         "reader was trained without them (models/reader.md says what they did)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("work/reader.pt"))
@@ -111,7 +115,7 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
 
     t_load = time.time()
-    data = load_real(args.lurig_boxes)
+    data = load_real(args.lurig_boxes, args.lurig_faces)
     synth_seen = {}
     for f in args.synth:
         new = synth_crop_patches(f, args.synth_limit)

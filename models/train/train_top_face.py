@@ -6,7 +6,8 @@
 The network is the reader's own (models.train.nets.DiceReaderNet), started from the reader's
 weights, and taught the face alone on cuts of the die's middle: a square of TOP_PER_SIDE x the
 die's box side, turned, scaled and moved as the detector's boxes are, with the reader's photometric
-noise. Its dice are the valued flat dice of the real trays (training four-fifths) and the renders,
+noise. Its dice are the valued flat dice of the real trays (training four-fifths) and the renders
+(with --lurig-faces, type-lurig's D8, D10 and D20 seen from above too, their faces read by eye),
 drawn by type so that the D20 (read worst) is a third of every batch. The calibration dice of the
 reader (the same 8%, chosen by their pixels) are never trained on, so one calibration serves both.
 """
@@ -14,6 +15,7 @@ reader (the same 8%, chosen by their pixels) are never trained on, so one calibr
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,13 +25,17 @@ import torch
 
 from models.train.augment import photometric
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
-from models.train.reader_data import BOX_IN_CTX, CTX, cut, real_tray_patches, synth_crop_patches
+from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_values, real_tray_patches, single_die_patches,
+                                      synth_crop_patches)
 from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
 TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
-REAL_SHARE = 0.3  # of a type's draws, when real dice of that type exist (bartek's D6, D8, D10)
+# Of a type's draws, when real dice of that type exist (bartek's D6, D8, D10; lurig's D8, D10, D20).
+# The D20 less: its real dice are 11 faces of 7 dice, and the renders hold every face of many.
+REAL_SHARE = {"d20": 0.2}
+REAL_SHARE_DEFAULT = 0.3
 
 
 def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool = True,
@@ -47,9 +53,12 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
     return photometric(out, rng, 1.0) if augment else out
 
 
-def load(synth: list[Path]):
+def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None):
     """Valued flat dice of the types in TYPE_SHARE, and which of them are calibration dice."""
     p = real_tray_patches()
+    if lurig_faces:
+        boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
+        p.extend(single_die_patches("type-lurig", boxes, values=lurig_values(lurig_faces)))
     for f in synth:
         p.extend(synth_crop_patches(f))
     imgs, ti, fi, si, src = p.arrays()
@@ -64,7 +73,7 @@ def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray) -> np.ndarray
     for t, share in TYPE_SHARE.items():
         m = ti[idx] == TYPES.index(t)
         real, synth = m & (src[idx] != "synth"), m & (src[idx] == "synth")
-        rs = REAL_SHARE if real.any() else 0.0
+        rs = REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real.any() else 0.0
         if real.any():
             w[real] = share * rs / real.sum()
         if synth.any():
@@ -79,6 +88,11 @@ def main(argv=None):
     ap.add_argument("--init", type=Path, default=Path("work/reader.pt"), help="the reader's weights to start from")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--synth", type=Path, action="append", default=[])
+    ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
+                    help="add type-lurig's faces read by eye (models/train/lurig_values.json); the committed "
+                         "second look was trained without them (models/reader.md says what they did)")
+    ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
+                    help="the detector's boxes on type-lurig (models.train.single_boxes), with --lurig-faces")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -86,7 +100,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t_load = time.time()
-    imgs, ti, fi, src, calib = load(args.synth)
+    imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces)
     train = np.nonzero(~calib)[0]
     w = draw_weights(ti, src, train)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)

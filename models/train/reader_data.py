@@ -168,7 +168,7 @@ def detector_false_alarms(detector_onnx: Path, sets=("tray-d6-nell", "tray-mixed
 def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False,
                        values: dict[str, int] | None = None) -> Patches:
     """Single-die images (type-lurig): the box from `boxes` (found by the detector), else the
-    central 55% of the image; the value from `values` (read by eye, `lurig_values`) where the set
+    central 55% of the image; the value from `values` (read by eye: `lurig_patches`) where the set
     has none."""
     out = Patches()
     folder = realdata_root() / name
@@ -188,12 +188,14 @@ def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout
     return out
 
 
-LURIG_VALUES = Path(__file__).with_name("lurig_values.json")
-
-
-def lurig_values(path: Path = LURIG_VALUES) -> dict[str, int]:
-    """type-lurig's top faces read by eye (D8, D10, D20 seen from above; see the file's notes)."""
-    return {k: int(v) for k, v in json.loads(path.read_text())["values"].items()}
+def lurig_patches(boxes_file: Path | None, faces_file: Path | None = None) -> Patches:
+    """type-lurig's training four-fifths, each die in the detector's box where `boxes_file`
+    (models.train.single_boxes) has one, valued where `faces_file` (models/train/lurig_values.json:
+    D8, D10 and D20 seen from above, read by eye) has its face."""
+    boxes = json.loads(boxes_file.read_text()) if boxes_file and boxes_file.exists() else None
+    values = ({k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
+              if faces_file else None)
+    return single_die_patches("type-lurig", boxes, values=values)
 
 
 def synth_crop_patches(folder: Path, limit: int | None = None, skip: int = 0) -> Patches:

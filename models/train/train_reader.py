@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,8 +21,8 @@ import torch
 import torch.nn.functional as F
 
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
-from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, make_crop, real_tray_patches,
-                                      single_die_patches, synth_crop_patches)
+from models.train.reader_data import (Patches, detector_false_alarms, lurig_patches, make_crop, real_tray_patches,
+                                      synth_crop_patches)
 from models.train.schedule import cosine_lr
 from reader.dice import FACES
 
@@ -48,8 +47,7 @@ def load_real(lurig_boxes: Path | None, lurig_faces: Path | None = None) -> Patc
     """Real dice: tray sets (training four-fifths) with table patches, and single-die photos, typed,
     and valued where `lurig_faces` (lurig_values.json: D8, D10 and D20 from above, read by eye) has them."""
     p = real_tray_patches()
-    boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
-    p.extend(single_die_patches("type-lurig", boxes, values=lurig_values(lurig_faces) if lurig_faces else None))
+    p.extend(lurig_patches(lurig_boxes, lurig_faces))
     return p
 
 

@@ -15,7 +15,6 @@ reader (the same 8%, chosen by their pixels) are never trained on, so one calibr
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,8 +24,7 @@ import torch
 
 from models.train.augment import photometric
 from models.train.nets import TYPES, DiceReaderNet, load_reader_state
-from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_values, real_tray_patches, single_die_patches,
-                                      synth_crop_patches)
+from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crop_patches
 from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss
 
@@ -57,8 +55,7 @@ def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path |
     """Valued flat dice of the types in TYPE_SHARE, and which of them are calibration dice."""
     p = real_tray_patches()
     if lurig_faces:
-        boxes = json.loads(lurig_boxes.read_text()) if lurig_boxes and lurig_boxes.exists() else None
-        p.extend(single_die_patches("type-lurig", boxes, values=lurig_values(lurig_faces)))
+        p.extend(lurig_patches(lurig_boxes, lurig_faces))
     for f in synth:
         p.extend(synth_crop_patches(f))
     imgs, ti, fi, si, src = p.arrays()

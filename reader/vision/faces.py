@@ -77,7 +77,7 @@ class FaceReader:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
                 if i in top_logits:  # pooled with the top face's views, averaged
                     top = softmax(top_logits[i][:, :k], self.top_face.temperature).mean(axis=0)
-                    fp = combine(fp, top[None], self.top_face.weight)
+                    fp = combine(fp, top, self.top_face.weight)
                 face_probs = fp.mean(axis=0)
                 agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:

@@ -2,8 +2,8 @@
 
 ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
 reads each one (reader.vision.faces), and `reader_top.onnx`, named in the reader's metadata, takes
-a second look at a numeral die's top face (reader.vision.topface). Pure computation on an image array: opening cameras and
-files is the callers' business.
+a second look at a numeral die's top face (reader.vision.topface). Pure computation on an image
+array: opening cameras and files is the callers' business.
 """
 
 from __future__ import annotations

@@ -170,6 +170,27 @@ def test_the_second_look_cuts_the_middle_of_the_die():
 
 
 @pytest.mark.parametrize(
+    ("die", "white_share"),
+    [
+        pytest.param("d20", 1.0, id="a d20 is cut to its own top face (0.25 x the box): all white"),
+        pytest.param("d12", 0.16, id="a d12 keeps the wide cut (1.0 x the box): mostly the black die"),
+    ],
+)
+def test_each_die_type_is_cut_the_way_its_second_look_was_trained(die, white_share):
+    from reader.vision.topface import TopFaceLook
+
+    # a 40 px black die with a white 16 px top face
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[92:108, 92:108] = 255
+    top = _Recording({})
+    whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
+                   _logits(0, 20))
+    look = TopFaceLook.from_meta(top, {"per_side": 1.0, "dice": ["d12", "d20"], "cut_by_die": {"d20": 0.25}})
+    FaceReader(whole, look).evidence(image, [(80, 80, 120, 120)])
+    assert float((top.seen[0, 0] > 0.5).mean()) == pytest.approx(white_share, abs=0.05)
+
+
+@pytest.mark.parametrize(
     ("weight", "expected"),
     [
         pytest.param(0.0, [0.7, 0.2, 0.1], id="weight 0: the whole die alone"),

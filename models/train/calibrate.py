@@ -86,12 +86,18 @@ def main(argv=None):
     if args.top_face:
         top_model = OnnxModel(args.top_face)
         top_side = float(top_model.meta["crop_per_side"])
-        tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, top_side) for im in imgs[i:i + 256]]))[1]
+        # the die types its network was trained to read at another cut (train_top_face --cut)
+        cut_by_die = {str(k): float(v) for k, v in top_model.meta.get("cut_by_die", {}).items()}
+        cuts = [cut_by_die.get(types[t], top_side) for t in ti]
+        tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, c) for im, c in
+                                                   zip(imgs[i:i + 256], cuts[i:i + 256])]))[1]
                               for i in range(0, len(imgs), 256)])
         t_top = face_temperature(tfl)
         top_meta = {"model": args.top_face.name, "per_side": top_side,
                     "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles),
                     "weight": args.top_face_weight}
+        if cut_by_die:
+            top_meta["cut_by_die"] = cut_by_die
         top_face = TopFaceLook.from_meta(top_model, top_meta)
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))

@@ -10,6 +10,8 @@ noise. Its dice are the valued flat dice of the real trays (training four-fifths
 (with --lurig-faces, type-lurig's D8, D10 and D20 seen from above too, their faces read by eye),
 drawn by type so that the D20 (read worst) is a third of every batch. The calibration dice of the
 reader (the same 8%, chosen by their pixels) are never trained on, so one calibration serves both.
+With --cut DIE=SIDE a die type is cut to another side (export the network with the same --cut, so
+the reader cuts it that way too).
 """
 
 from __future__ import annotations
@@ -51,11 +53,23 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
     return photometric(out, rng, 1.0) if augment else out
 
 
-def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None):
+def parse_cuts(items: list[str]) -> dict[str, float]:
+    """["d20=0.45"] -> {"d20": 0.45}: the die types cut tighter (or looser) than TOP_PER_SIDE."""
+    out = {}
+    for item in items:
+        die, _, value = item.partition("=")
+        if die not in TYPE_SHARE or not value:
+            raise SystemExit(f"--cut {item!r}: give DIE=CUT, DIE one of {', '.join(TYPE_SHARE)}")
+        out[die] = float(value)
+    return out
+
+
+def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
+         lurig_dice: tuple[str, ...] | None = None):
     """Valued flat dice of the types in TYPE_SHARE, and which of them are calibration dice."""
     p = real_tray_patches()
     if lurig_faces:
-        p.extend(lurig_patches(lurig_boxes, lurig_faces))
+        p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
     for f in synth:
         p.extend(synth_crop_patches(f))
     imgs, ti, fi, si, src = p.arrays()
@@ -88,16 +102,23 @@ def main(argv=None):
     ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
                     help="add type-lurig's faces read by eye (models/train/lurig_values.json); the committed "
                          "second look was trained without them (models/reader.md says what they did)")
+    ap.add_argument("--lurig-dice", nargs="*", default=None, metavar="DIE",
+                    help="with --lurig-faces, the die types whose faces to learn (default: every type in the file)")
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
                     help="the detector's boxes on type-lurig (models.train.single_boxes), with --lurig-faces")
+    ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT",
+                    help=f"cut side / box side for these die types (default {TOP_PER_SIDE} for every type)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    cuts = parse_cuts(args.cut)
+    cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t_load = time.time()
-    imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces)
+    imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces,
+                                        tuple(args.lurig_dice) if args.lurig_dice else None)
     train = np.nonzero(~calib)[0]
     w = draw_weights(ti, src, train)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
@@ -109,7 +130,7 @@ def main(argv=None):
 
     def build():
         idx = rng.choice(train, size=64, p=w)
-        x = np.stack([top_crop(imgs[i], rng) for i in idx]).astype(np.float32) / 255.0
+        x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]]) for i in idx]).astype(np.float32) / 255.0
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
 

@@ -64,7 +64,8 @@ class FaceReader:
         tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
         dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
         second = [i for i, die in enumerate(dice) if self.top_face and die in self.top_face.dice]
-        top_logits = dict(zip(second, self.top_face.face_logits(image, [boxes[i] for i in second]))) if second else {}
+        top_logits = dict(zip(second, self.top_face.face_logits(
+            image, [boxes[i] for i in second], [dice[i] for i in second]))) if second else {}
         out = []
         for i in range(len(boxes)):
             sl = slice(i * n, (i + 1) * n)

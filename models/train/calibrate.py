@@ -86,7 +86,8 @@ def main(argv=None):
     if args.top_face:
         top_model = OnnxModel(args.top_face)
         top_side = float(top_model.meta["crop_per_side"])
-        # the die types its network was trained to read at another cut (train_top_face --cut)
+        # the die types its network was trained to read at another cut (train_top_face --cut); each
+        # calibration die is cut by its true type for the temperature, by the type read for the rest
         cut_by_die = {str(k): float(v) for k, v in top_model.meta.get("cut_by_die", {}).items()}
         cuts = [cut_by_die.get(types[t], top_side) for t in ti]
         tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, c) for im, c in

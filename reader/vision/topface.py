@@ -50,14 +50,10 @@ class TopFaceLook:
             extra["cut_by_die"] = {str(k): float(v) for k, v in meta["cut_by_die"].items()}
         return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), **extra)
 
-    def cut(self, die: str | None) -> float:
-        """Cut side / box side for a die read as `die`."""
-        return self.cut_by_die.get(die, self.per_side) if die else self.per_side
-
     def face_logits(self, image: np.ndarray, boxes: list[tuple], dice: list[str] | None = None) -> list[np.ndarray]:
         """Per die, views x 20 face logits of its middle (the reader applies its softmax with
         `temperature`, as it does to its own); `dice`: the type each was read as, for its cut."""
-        cuts = [self.cut(d) for d in dice] if dice else [self.per_side] * len(boxes)
+        cuts = [self.cut_by_die.get(d, self.per_side) for d in (dice or [None] * len(boxes))]
         crops = [crop_die(image, b, a, c) for b, c in zip(boxes, cuts) for a in self.angles]
         logits = self.model(to_tensor(crops))[1]
         n = len(self.angles)

@@ -2,7 +2,7 @@
 
     python -m models.train.export detector work/detector.pt models/detector.onnx
     python -m models.train.export reader work/reader.pt models/reader.onnx --meta work/reader_calib.json
-    python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx [--cut d20=0.45]
+    python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import onnx
 import torch
 
 from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet, load_reader_state
-from models.train.train_top_face import TOP_PER_SIDE, parse_cuts
+from models.train.train_top_face import TOP_PER_SIDE
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
@@ -65,15 +65,12 @@ def main(argv=None):
     ap.add_argument("out", type=Path)
     ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")
     ap.add_argument("--version", default="dev")
-    ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT",
-                    help="top-face only: the die types its network was trained to read at another cut "
-                         "(train_top_face --cut); goes into the metadata as cut_by_die")
     args = ap.parse_args(argv)
-    meta = json.loads(args.meta.read_text()) if args.meta else {}
-    if args.cut:
-        if args.kind != "top-face":
-            ap.error("--cut is for the top-face network")
-        meta["cut_by_die"] = parse_cuts(args.cut)
+    meta = {}
+    trained = args.weights.with_suffix(".meta.json")  # what train_top_face says of its cuts
+    if args.kind == "top-face" and trained.is_file():
+        meta.update(json.loads(trained.read_text()))
+    meta.update(json.loads(args.meta.read_text()) if args.meta else {})
     meta.setdefault("version", args.version)
     export(args.kind, args.weights, args.out, meta)
 

@@ -10,13 +10,14 @@ noise. Its dice are the valued flat dice of the real trays (training four-fifths
 (with --lurig-faces, type-lurig's D8, D10 and D20 seen from above too, their faces read by eye),
 drawn by type so that the D20 (read worst) is a third of every batch. The calibration dice of the
 reader (the same 8%, chosen by their pixels) are never trained on, so one calibration serves both.
-With --cut DIE=SIDE a die type is cut to another side (export the network with the same --cut, so
-the reader cuts it that way too).
+With --cut DIE=SIDE a die type is cut to another side; OUT.meta.json says so beside the weights,
+and `export top-face` puts it in the network's metadata, so the reader cuts it that way too.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -113,6 +114,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     cuts = parse_cuts(args.cut)
     cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
+    # the cuts travel with the weights (export reads them), so they are never stated twice
+    args.out.with_suffix(".meta.json").write_text(json.dumps({"cut_by_die": cuts} if cuts else {}) + "\n")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)

@@ -154,6 +154,37 @@ def test_the_second_look_at_the_top_face_must_agree(die, whole_face, top_face, l
         assert r.value == whole_face
 
 
+@pytest.mark.parametrize(
+    ("die", "pips_look_reads", "numeral_look_reads", "expected", "value"),
+    [
+        pytest.param("d6", 4, 11, Face, 4, id="d6: pooled with the pips look alone, accepted"),
+        pytest.param("d6", 2, 4, Unreadable, None, id="d6: the pips look reads 2 against the whole die's 4, refused"),
+        pytest.param("d20", 2, 4, Face, 4, id="d20: pooled with the numeral look alone, accepted"),
+    ],
+)
+def test_each_die_type_takes_the_second_look_made_for_it(die, pips_look_reads, numeral_look_reads, expected, value):
+    from reader.vision.topface import TopFaceLook
+
+    whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
+                   _logits(3, 20))
+    pips = _Fixed({}, np.zeros(len(TYPES)), _logits(pips_look_reads - 1, 20))
+    numerals = _Fixed({}, np.zeros(len(TYPES)), _logits(numeral_look_reads - 1, 20))
+    reader = FaceReader(whole, [TopFaceLook(numerals, 0.7, frozenset({"d8", "d10", "d12", "d20"})),
+                                TopFaceLook(pips, 1.15, frozenset({"d6"}), name="reader_top_d6")])
+    r = reader.decide(reader.evidence(np.full((120, 120, 3), 128, np.uint8), [(40, 40, 80, 80)])[0], BOX)
+    assert isinstance(r.outcome, expected) and r.value == value
+    # the die is shown to its own look only, twice (45 and 225 degrees)
+    assert (pips.shown, numerals.shown) == ((2, 0) if die == "d6" else (0, 2))
+
+
+def test_two_second_looks_for_one_die_type_are_refused():
+    from reader.vision.topface import TopFaceLook
+
+    looks = [TopFaceLook(_Meta(), 0.7, frozenset({"d8", "d20"})), TopFaceLook(_Meta(), 1.0, frozenset({"d6", "d20"}))]
+    with pytest.raises(ValueError, match="d20"):
+        FaceReader(_Meta(), looks)
+
+
 def test_the_second_look_cuts_the_middle_of_the_die():
     from reader.vision.topface import TopFaceLook
 

@@ -45,9 +45,9 @@ def test_models_are_committed_with_their_metadata(recognizer):
     assert set(meta["types"]) >= {"d4", "d6", "d8", "d10", "d12", "d20"}
     assert 0.0 < meta["accept_threshold"] < 1.0
     assert "normalisation" in meta and "normalisation" in recognizer.detector.model.meta
-    top = recognizer.faces.top_face  # the second look at a numeral die's top face travels with the reader
-    assert top is not None and "d20" in top.dice and "d6" not in top.dice
-    assert "normalisation" in top.model.meta
+    looks = recognizer.faces.looks  # the second looks (a numeral die's top face, ...) travel with the reader
+    assert "d20" in recognizer.faces.look_of
+    assert all("normalisation" in look.model.meta for look in looks)
     total = sum(p.stat().st_size for p in (ROOT / "models").glob("*.onnx"))
     assert total < 30e6
 
@@ -69,14 +69,17 @@ def test_wrong_readings_are_rare_among_accepted_ones(stills_score):
     assert stills_score.accepted_wrong_rate <= FLOOR["accepted_wrong"]
 
 
-def test_the_second_look_reads_more_numeral_dice(recognizer, stills_score):
-    # the same frames read without the top-face look (reader.vision.topface), same thresholds: the
-    # D8-D20 read right must be more with it (measured: 128 against 101 of 944), the wrong ones no
-    # more than two more (measured: 5 against 3 in all)
-    alone = Recognizer(recognizer.detector, FaceReader(recognizer.faces.model))
-    without = summarise("stills", evaluate_images(load_set(STILLS), alone))
-    numerals = ("d8", "d10", "d12", "d20")
-    right = lambda s: sum(s.by_die.get(d, [0, 0])[0] for d in numerals)  # noqa: E731
+@pytest.mark.parametrize("die", ["d20", "d6"], ids=["the numeral dice' look", "the pips look"])
+def test_each_second_look_reads_more_of_its_dice(recognizer, stills_score, die):
+    # the same frames read without the look that takes this die (reader.vision.topface), the
+    # others kept, same thresholds: the dice of its types read right must be more with it
+    # (measured: the numeral dice' look 128 against 101 of 944, the pips look 257 against 237 of
+    # 509), the wrong ones in all no more than two more (measured: 5 against 3; 7 against 5)
+    look = recognizer.faces.look_of[die]
+    others = [other for other in recognizer.faces.looks if other is not look]
+    without = summarise("stills", evaluate_images(
+        load_set(STILLS), Recognizer(recognizer.detector, FaceReader(recognizer.faces.model, others))))
+    right = lambda s: sum(s.by_die.get(d, [0, 0])[0] for d in look.dice)  # noqa: E731
     assert right(stills_score) > right(without)
     assert stills_score.accepted_wrong <= without.accepted_wrong + 2
 

@@ -8,8 +8,8 @@ of the calibration dice of every source (each real set, the renders) on its own,
 rotated views agreeing, once for all dice and once per die type as read; and the cocked
 threshold, as high as it can be while giving at most `--cocked-miss` more of the leaning dice a
 value than the lowest threshold does, raised until at most `--flat-cocked` of the flat dice are
-called cocked. With --top-face, the second look at a numeral die's top face (reader.vision.topface)
-gets its own face temperature and every threshold is picked on the two looks pooled. The figures
+called cocked. With --top-face, each second look (reader.vision.topface: a numeral die's top face,
+a D6's pips) gets its own face temperature and every threshold is picked on the looks pooled. The figures
 go into the model card.
 """
 
@@ -52,9 +52,11 @@ def main(argv=None):
     ap.add_argument("--crop-per-side", type=float, default=None,
                     help="crop side / detector box side at run time (default: the training convention); "
                          "a loose crop forgives a detector box that is too tight")
-    ap.add_argument("--top-face", type=Path, default=None, metavar="ONNX",
-                    help="the second look at the top face (reader.vision.topface), calibrated with the reader")
-    ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"])
+    ap.add_argument("--top-face", type=Path, action="append", default=[], metavar="ONNX",
+                    help="a second look (reader.vision.topface), calibrated with the reader; again for another "
+                         "look: each reads the die types its network was trained on (its metadata 'dice')")
+    ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"],
+                    help="the die types of a second look whose network does not say (reader v7's)")
     ap.add_argument("--top-face-weight", type=float, default=0.5, help="of the top face against the whole die")
     args = ap.parse_args(argv)
     d = np.load(args.calib)
@@ -76,15 +78,17 @@ def main(argv=None):
     has_face = (fi >= 0) & (si != 1)
     k = np.array([FACES.get(types[t], 0) for t in ti])
 
-    def face_temperature(logits: np.ndarray) -> float:
-        """Least NLL over the valued dice, each scored over the faces its type has."""
+    def face_temperature(logits: np.ndarray, among: np.ndarray | bool = True) -> float:
+        """Least NLL over the valued dice (of `among`), each scored over the faces its type has."""
         masked = np.where(np.arange(20)[None] < k[:, None], logits, -1e4)
-        return float(grid[np.argmin([nll(masked[has_face], fi[has_face], t) for t in grid])])
+        m = has_face & among
+        return float(grid[np.argmin([nll(masked[m], fi[m], t) for t in grid])])
 
     t_face = face_temperature(fl)
-    top_face, top_meta = None, None
-    if args.top_face:
-        top_model = OnnxModel(args.top_face)
+    looks, top_meta = [], []
+    for top_path in args.top_face:
+        top_model = OnnxModel(top_path)
+        top_dice = sorted(top_model.meta.get("dice", args.top_face_dice))
         top_side = float(top_model.meta["crop_per_side"])
         # the die types its network was trained to read at another cut (train_top_face --cut); each
         # calibration die is cut by its true type for the temperature, by the type read for the rest
@@ -93,18 +97,19 @@ def main(argv=None):
         tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, c) for im, c in
                                                    zip(imgs[i:i + 256], cuts[i:i + 256])]))[1]
                               for i in range(0, len(imgs), 256)])
-        t_top = face_temperature(tfl)
-        top_meta = {"model": args.top_face.name, "per_side": top_side,
-                    "dice": sorted(args.top_face_dice), "temperature": t_top, "angles": list(TopFaceLook.angles),
-                    "weight": args.top_face_weight}
+        # fitted on the dice of its own types: a look taught pips alone has no opinion on a D20
+        t_top = face_temperature(tfl, np.isin(ti, [types.index(t) for t in top_dice]))
+        meta = {"model": top_path.name, "per_side": top_side, "dice": top_dice, "temperature": t_top,
+                "angles": list(TopFaceLook.angles), "weight": args.top_face_weight}
         if cut_by_die:
-            top_meta["cut_by_die"] = cut_by_die
-        top_face = TopFaceLook.from_meta(top_model, top_meta)
+            meta["cut_by_die"] = cut_by_die
+        top_meta.append(meta)
+        looks.append(TopFaceLook.from_meta(top_model, meta))
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
     model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
                        "crop_per_side": per_side})
-    reader = FaceReader(model, top_face)
+    reader = FaceReader(model, looks)
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,
     # drawn once per die, or the threshold is picked on crops better than any frame will give.
@@ -222,8 +227,8 @@ def main(argv=None):
            "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
            "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table,
            "flat_dice_called_cocked_by_cocked_threshold": flat_table}
-    if top_meta:
-        out["top_face"] = top_meta
+    if top_meta:  # one look as reader v7 wrote it; more as a list
+        out["top_face"] = top_meta[0] if len(top_meta) == 1 else top_meta
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

@@ -3,6 +3,9 @@
     python -m models.train.export detector work/detector.pt models/detector.onnx
     python -m models.train.export reader work/reader.pt models/reader.onnx --meta work/reader_calib.json
     python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx
+    python -m models.train.export top-face work/reader_top_d6.pt models/reader_top_d6.onnx
+
+A second look's die types and cuts come from the weights' .meta.json (train_top_face writes it).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
         base = {"types": list(TYPES), "states": list(STATES), "crop": CROP, "crop_per_side": CROP_PER_SIDE,
                 "faces": "face_logits[:, v-1] for value v; only the first faces(die) are meaningful"}
         if kind == "top-face":  # the reader's network taught the face alone on the die's middle
-            base.update({"crop_per_side": TOP_PER_SIDE, "role": "second look at a numeral die's top face "
-                         "(reader.vision.topface); only face_logits are trained"})
+            base.update({"crop_per_side": TOP_PER_SIDE, "role": "a second look (reader.vision.topface) at the "
+                         "die types in 'dice' (when absent: a numeral die's top face, d8-d20), cut to 'cut_by_die' "
+                         "or crop_per_side x the box; only face_logits are trained"})
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
                       opset_version=17, dynamo=False)

@@ -12,6 +12,10 @@ drawn by type so that the D20 (read worst) is a third of every batch. The calibr
 reader (the same 8%, chosen by their pixels) are never trained on, so one calibration serves both.
 With --cut DIE=SIDE a die type is cut to another side; OUT.meta.json says so beside the weights,
 and `export top-face` puts it in the network's metadata, so the reader cuts it that way too.
+With --dice the look is taught only those types (drawn in TYPE_SHARE's proportions), and says so
+the same way. A D6's pips get a look of their own (--dice d6 --cut d6=1.15: the whole die, cut
+close), because the numeral dice' look, taught a D6 a tenth of the time, read pips worse than the
+whole look did (models/reader.md).
 """
 
 from __future__ import annotations
@@ -66,26 +70,30 @@ def parse_cuts(items: list[str]) -> dict[str, float]:
 
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
-         lurig_dice: tuple[str, ...] | None = None):
-    """Valued flat dice of the types in TYPE_SHARE, and which of them are calibration dice."""
+         lurig_dice: tuple[str, ...] | None = None, dice: tuple[str, ...] = tuple(TYPE_SHARE)):
+    """Valued flat dice of the types `dice`, and which of them are calibration dice."""
     p = real_tray_patches()
     if lurig_faces:
         p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
     for f in synth:
         p.extend(synth_crop_patches(f))
     imgs, ti, fi, si, src = p.arrays()
-    keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in TYPE_SHARE])
+    keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in dice])
     imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
     calib = np.array([is_calibration(im) for im in imgs])
     return imgs, ti, fi, src, calib
 
 
-def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[str, ...] = tuple(TYPE_SHARE),
+                 real_share: float | None = None) -> np.ndarray:
+    """Draw probabilities: each type of `dice` its TYPE_SHARE, of that a real_share (default per
+    type: REAL_SHARE) from real dice where there are any."""
     w = np.zeros(len(idx))
-    for t, share in TYPE_SHARE.items():
+    for t in dice:
+        share = TYPE_SHARE[t]
         m = ti[idx] == TYPES.index(t)
         real, synth = m & (src[idx] != "synth"), m & (src[idx] == "synth")
-        rs = REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real.any() else 0.0
+        rs = (REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real_share is None else real_share) if real.any() else 0.0
         if real.any():
             w[real] = share * rs / real.sum()
         if synth.any():
@@ -109,21 +117,29 @@ def main(argv=None):
                     help="the detector's boxes on type-lurig (models.train.single_boxes), with --lurig-faces")
     ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT",
                     help=f"cut side / box side for these die types (default {TOP_PER_SIDE} for every type)")
+    ap.add_argument("--dice", nargs="+", default=list(TYPE_SHARE), choices=list(TYPE_SHARE),
+                    help="the die types this look reads (default: the numeral dice and the D6)")
+    ap.add_argument("--real-share", type=float, default=None,
+                    help="of each type's draws, the real dice (default: 0.2 for the D20, 0.3 for the rest)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     cuts = parse_cuts(args.cut)
     cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
     # the cuts travel with the weights (export reads them), so they are never stated twice
-    args.out.with_suffix(".meta.json").write_text(json.dumps({"cut_by_die": cuts} if cuts else {}) + "\n")
+    dice = tuple(args.dice)
+    said = {"cut_by_die": cuts} if cuts else {}
+    if set(dice) != set(TYPE_SHARE):
+        said["dice"] = sorted(dice)
+    args.out.with_suffix(".meta.json").write_text(json.dumps(said) + "\n")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t_load = time.time()
     imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces,
-                                        tuple(args.lurig_dice) if args.lurig_dice else None)
+                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice)
     train = np.nonzero(~calib)[0]
-    w = draw_weights(ti, src, train)
+    w = draw_weights(ti, src, train, dice, args.real_share)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
     net = DiceReaderNet()
     if args.init and args.init.exists():

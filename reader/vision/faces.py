@@ -42,9 +42,16 @@ class FaceEvidence:
 
 
 class FaceReader:
-    def __init__(self, model: OnnxModel, top_face: TopFaceLook | None = None):
+    def __init__(self, model: OnnxModel, looks: TopFaceLook | list[TopFaceLook] | tuple | None = None):
         self.model = model
-        self.top_face = top_face
+        # the second looks, each for its own die types (reader.vision.topface); one die type, one look
+        self.looks: tuple[TopFaceLook, ...] = (looks,) if isinstance(looks, TopFaceLook) else tuple(looks or ())
+        self.look_of: dict[str, TopFaceLook] = {}
+        for look in self.looks:
+            for die in look.dice:
+                if die in self.look_of:
+                    raise ValueError(f"two second looks claim the {die}: each die type takes at most one")
+                self.look_of[die] = look
         meta = model.meta
         self.types: list[str] = meta["types"]
         self.t_type = float(meta.get("temperature_type", 1.0))
@@ -63,9 +70,12 @@ class FaceReader:
         n = len(ANGLES)
         tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
         dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
-        second = [i for i, die in enumerate(dice) if self.top_face and die in self.top_face.dice]
-        top_logits = dict(zip(second, self.top_face.face_logits(
-            image, [boxes[i] for i in second], [dice[i] for i in second]))) if second else {}
+        top_logits = {}
+        for look in self.looks:
+            second = [i for i, die in enumerate(dice) if self.look_of.get(die) is look]
+            if second:
+                top_logits.update(zip(second, look.face_logits(image, [boxes[i] for i in second],
+                                                               [dice[i] for i in second])))
         out = []
         for i in range(len(boxes)):
             sl = slice(i * n, (i + 1) * n)
@@ -76,9 +86,10 @@ class FaceReader:
             k = FACES.get(die, 0)
             if k:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
-                if i in top_logits:  # pooled with the top face's views, averaged
-                    top = softmax(top_logits[i][:, :k], self.top_face.temperature).mean(axis=0)
-                    fp = combine(fp, top, self.top_face.weight)
+                if i in top_logits:  # pooled with the second look's views, averaged
+                    look = self.look_of[die]
+                    top = softmax(top_logits[i][:, :k], look.temperature).mean(axis=0)
+                    fp = combine(fp, top, look.weight)
                 face_probs = fp.mean(axis=0)
                 agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:

@@ -1,8 +1,9 @@
 """The recognizer: every die in a tray frame, its type, top face, confidence and state.
 
 ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
-reads each one (reader.vision.faces), and `reader_top.onnx`, named in the reader's metadata, takes
-a second look at a numeral die's top face (reader.vision.topface). Pure computation on an image
+reads each one (reader.vision.faces), and the second looks named in the reader's metadata
+(reader.vision.topface): `reader_top.onnx` at a numeral die's top face, `reader_top_d6.onnx` at a
+D6's pips. Pure computation on an image
 array: opening cameras and files is the callers' business.
 """
 
@@ -41,16 +42,18 @@ class Recognizer:
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
         d = models_dir(models_dir_)
         reader = OnnxModel(d / "reader.onnx", threads)
-        top = reader.meta.get("top_face")  # the second look at a numeral die's top face, if the reader has one
-        top_face = TopFaceLook.from_meta(OnnxModel(d / top["model"], threads), top) if top else None
-        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, top_face))
+        # the second looks, if the reader has any: one (reader v7: a numeral die's top face) or a list
+        tops = reader.meta.get("top_face") or []
+        looks = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t)
+                 for t in ([tops] if isinstance(tops, dict) else tops)]
+        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks))
 
     @property
     def versions(self) -> dict:
         out = {"detector": self.detector.model.meta.get("version"),
                "reader": self.faces.model.meta.get("version")}
-        if self.faces.top_face is not None:
-            out["reader_top"] = self.faces.top_face.model.meta.get("version")
+        for look in self.faces.looks:  # reader_top (v7's, the numeral dice), reader_top_d6, ...
+            out[look.name] = look.model.meta.get("version")
         return out
 
     @staticmethod

@@ -10,6 +10,9 @@ Only die types whose faces carry numerals that the whole-die look reads worst ta
 look (metadata "top_face.dice"); pips are read surely from the whole die.
 A die type may be cut to another side than the rest (metadata "top_face.cut_by_die"), when the
 network was trained on such cuts (models/train/train_top_face.py --cut).
+A reader may take more than one second look, each its own network for its own die types (metadata
+"top_face" a list): a D6's pips are read best from the whole die cut close (1.15 x its box), by a
+network taught pips alone, where the numeral dice want their top face alone.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class TopFaceLook:
     # 81.7% at 0.4, crops-fickett's 37.3 -> 56.0%; but a D10's or D8's top face is larger, and
     # theirs fell (lurig D10 85.1 -> 57.8%, D8 84.4 -> 66.9%).
     cut_by_die: dict = field(default_factory=dict)
+    name: str = "reader_top"   # its network's file name without .onnx (the versions the logs keep)
 
     @classmethod
     def from_meta(cls, model, meta: dict) -> "TopFaceLook":
@@ -48,6 +52,8 @@ class TopFaceLook:
             extra["angles"] = tuple(float(a) for a in meta["angles"])
         if "cut_by_die" in meta:
             extra["cut_by_die"] = {str(k): float(v) for k, v in meta["cut_by_die"].items()}
+        if "model" in meta:
+            extra["name"] = str(meta["model"]).removesuffix(".onnx")
         return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), **extra)
 
     def face_logits(self, image: np.ndarray, boxes: list[tuple], dice: list[str] | None = None) -> list[np.ndarray]:

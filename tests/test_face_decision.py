@@ -144,7 +144,7 @@ def test_the_second_look_at_the_top_face_must_agree(die, whole_face, top_face, l
     whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
                    _logits(whole_face - 1, 20))
     top = _Fixed({}, np.zeros(len(TYPES)), _logits(top_face - 1, 20))
-    reader = FaceReader(whole, TopFaceLook(top, 0.7, frozenset({"d8", "d10", "d12", "d20"})))
+    reader = FaceReader(whole, [TopFaceLook(top, 0.7, frozenset({"d8", "d10", "d12", "d20"}))])
     image = np.full((120, 120, 3), 128, np.uint8)
     ev = reader.evidence(image, [(40, 40, 80, 80)])[0]
     r = reader.decide(ev, Box(40, 40, 80, 80))
@@ -195,7 +195,7 @@ def test_the_second_look_cuts_the_middle_of_the_die():
     top = _Recording({})
     whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index("d12"), len(TYPES)),
                    _logits(0, 20))
-    FaceReader(whole, TopFaceLook(top, 0.5, frozenset({"d12"}))).evidence(image, [(80, 80, 120, 120)])
+    FaceReader(whole, [TopFaceLook(top, 0.5, frozenset({"d12"}))]).evidence(image, [(80, 80, 120, 120)])
     assert len(top.seen) == 2
     assert float((top.seen[0, 0] > 0.5).mean()) > 0.5
 
@@ -217,7 +217,7 @@ def test_each_die_type_is_cut_the_way_its_second_look_was_trained(die, white_sha
     whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
                    _logits(0, 20))
     look = TopFaceLook.from_meta(top, {"per_side": 1.0, "dice": ["d12", "d20"], "cut_by_die": {"d20": 0.25}})
-    FaceReader(whole, look).evidence(image, [(80, 80, 120, 120)])
+    FaceReader(whole, [look]).evidence(image, [(80, 80, 120, 120)])
     assert float((top.seen[0, 0] > 0.5).mean()) == pytest.approx(white_share, abs=0.05)
 
 

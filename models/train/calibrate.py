@@ -227,8 +227,8 @@ def main(argv=None):
            "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
            "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table,
            "flat_dice_called_cocked_by_cocked_threshold": flat_table}
-    if top_meta:  # one look as reader v7 wrote it; more as a list
-        out["top_face"] = top_meta[0] if len(top_meta) == 1 else top_meta
+    if top_meta:
+        out["top_face"] = top_meta
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

@@ -11,6 +11,7 @@ Unreadable, which the rules turn into "roll again".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,10 +43,10 @@ class FaceEvidence:
 
 
 class FaceReader:
-    def __init__(self, model: OnnxModel, looks: TopFaceLook | list[TopFaceLook] | tuple | None = None):
+    def __init__(self, model: OnnxModel, looks: Sequence[TopFaceLook] = ()):
         self.model = model
         # the second looks, each for its own die types (reader.vision.topface); one die type, one look
-        self.looks: tuple[TopFaceLook, ...] = (looks,) if isinstance(looks, TopFaceLook) else tuple(looks or ())
+        self.looks = tuple(looks)
         self.look_of: dict[str, TopFaceLook] = {}
         for look in self.looks:
             for die in look.dice:

@@ -42,7 +42,7 @@ class Recognizer:
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
         d = models_dir(models_dir_)
         reader = OnnxModel(d / "reader.onnx", threads)
-        # the second looks, if the reader has any: one (reader v7: a numeral die's top face) or a list
+        # the second looks, if the reader has any: a list (reader v7 wrote its one look as a dict)
         tops = reader.meta.get("top_face") or []
         looks = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t)
                  for t in ([tops] if isinstance(tops, dict) else tops)]

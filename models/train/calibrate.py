@@ -108,7 +108,7 @@ def main(argv=None):
 
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
     model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
-                       "crop_per_side": per_side})
+                       "accept_threshold_by_die": {}, "crop_per_side": per_side})
     reader = FaceReader(model, looks)
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,

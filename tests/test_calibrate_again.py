@@ -1,0 +1,61 @@
+"""Calibrating a reader that is already calibrated (models/reader.onnx, when its uncalibrated export
+is gone with work/) must pick its thresholds from the calibration dice alone: the old thresholds
+must not hide the wrong readings under them. Needs the training extras (torch)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+onnx = pytest.importorskip("onnx")
+
+from models.train import calibrate  # noqa: E402
+from models.train.reader_data import synth_scene_patches  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _calibration_dice(tmp_path) -> Path:
+    """The dice of the first rendered stills (fixtures/stills), as a calibration set."""
+    stills = ROOT / "fixtures" / "stills"
+    lines = []
+    for line in (stills / "labels.jsonl").read_text().splitlines()[:60]:
+        rec = json.loads(line)
+        rec["image"] = str(stills / rec["image"])
+        lines.append(json.dumps(rec))
+    scenes = tmp_path / "scenes"
+    scenes.mkdir()
+    (scenes / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    p = synth_scene_patches(scenes)
+    imgs, ti, fi, si, src = p.arrays()
+    out = tmp_path / "calib.npz"
+    np.savez_compressed(out, imgs=imgs, ti=ti, fi=fi, si=si, src=src)
+    return out
+
+
+def _strip_thresholds(src: Path, dst: Path) -> None:
+    model = onnx.load(str(src))
+    keep = [(p.key, p.value) for p in model.metadata_props
+            if p.key not in ("accept_threshold", "accept_threshold_by_die", "cocked_threshold")]
+    del model.metadata_props[:]
+    for k, v in keep:
+        p = model.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(model, str(dst))
+
+
+def test_old_thresholds_do_not_hide_wrong_readings_from_a_new_calibration(tmp_path):
+    calib = _calibration_dice(tmp_path)
+    bare = tmp_path / "reader.onnx"
+    _strip_thresholds(ROOT / "models" / "reader.onnx", bare)
+    looks = ["--top-face", str(ROOT / "models" / "reader_top.onnx"),
+             "--top-face", str(ROOT / "models" / "reader_top_d6.onnx"), "--min-source", "20"]
+    calibrate.main([str(bare), str(calib), "--out", str(tmp_path / "bare.json")] + looks)
+    calibrate.main([str(ROOT / "models" / "reader.onnx"), str(calib), "--out", str(tmp_path / "again.json")] + looks)
+    bare_cal = json.loads((tmp_path / "bare.json").read_text())
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["accept_threshold_by_die"] == bare_cal["accept_threshold_by_die"]
+    assert again["accept_threshold"] == bare_cal["accept_threshold"]
+    assert again["calibration"] == bare_cal["calibration"]

@@ -4,6 +4,10 @@
     python -m models.train.export reader work/reader.pt models/reader.onnx --meta work/reader_calib.json
     python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx
     python -m models.train.export top-face work/reader_top_d6.pt models/reader_top_d6.onnx
+    python -m models.train.export calibration models/reader.onnx work/reader.onnx --meta work/reader_calib.json
+
+`calibration` keeps an exported reader's network as it is and gives it new calibration metadata
+(the torch weights need not exist: work/ does not survive a fresh machine).
 
 A second look's die types and cuts come from the weights' .meta.json (train_top_face writes it).
 """
@@ -62,10 +66,25 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
 
 
+def restamp(model_path: Path, out: Path, meta: dict) -> None:
+    """The same network with its metadata updated by `meta` (a new calibration, a new version)."""
+    model = onnx.load(str(model_path))
+    full = {p.key: json.loads(p.value) for p in model.metadata_props}
+    full.update(meta)
+    del model.metadata_props[:]
+    for k, v in full.items():
+        p = model.metadata_props.add()
+        p.key = k
+        p.value = json.dumps(v)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(out))
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB), the network of {model_path}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("kind", choices=["detector", "reader", "top-face"])
-    ap.add_argument("weights", type=Path)
+    ap.add_argument("kind", choices=["detector", "reader", "top-face", "calibration"])
+    ap.add_argument("weights", type=Path, help="torch weights (.pt); for calibration, the exported reader (.onnx)")
     ap.add_argument("out", type=Path)
     ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")
     ap.add_argument("--version", default="dev")
@@ -75,6 +94,11 @@ def main(argv=None):
     if args.kind == "top-face" and trained.is_file():
         meta.update(json.loads(trained.read_text()))
     meta.update(json.loads(args.meta.read_text()) if args.meta else {})
+    if args.kind == "calibration":
+        if args.version != "dev":
+            meta["version"] = args.version
+        restamp(args.weights, args.out, meta)
+        return
     meta.setdefault("version", args.version)
     export(args.kind, args.weights, args.out, meta)
 

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.train.nets import TYPES, DiceReaderNet, load_reader_state
+from models.train.nets import TYPES, DiceReaderNet
+from models.train.onnx_weights import start_from
 from models.train.reader_data import (Patches, detector_false_alarms, lurig_patches, make_crop, real_tray_patches,
                                       synth_crop_patches)
 from models.train.schedule import cosine_lr
@@ -96,7 +97,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("work/reader.pt"))
-    ap.add_argument("--init", type=Path, default=None)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="weights to start from: a .pt checkpoint or an exported reader (.onnx)")
     ap.add_argument("--hard-negatives", type=Path, default=None, metavar="DETECTOR_ONNX",
                     help="add this detector's false alarms on the training frames as 'none'")
     ap.add_argument("--scenes", type=Path, default=None,
@@ -125,12 +127,6 @@ def main(argv=None):
     print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
           f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in SHARES})}; "
           f"calibration {int(calib.sum())}", flush=True)
-    net = DiceReaderNet()
-    if args.init and args.init.exists():
-        load_reader_state(net, torch.load(args.init))
-    # channels-last runs the depthwise convolutions about 17% faster on the CPU
-    net = net.to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
 
     def build(arrays):
         """One augmented batch; runs on a worker thread while the previous batch trains (OpenCV
@@ -141,6 +137,11 @@ def main(argv=None):
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti_[idx]), torch.from_numpy(fi_[idx]), torch.from_numpy(si_[idx])
 
+    net = (start_from(args.init, lambda: [build((imgs, ti, fi, si, train, w))[0] for _ in range(8)])
+           if args.init else DiceReaderNet())
+    # channels-last runs the depthwise convolutions about 17% faster on the CPU
+    net = net.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     builder = ThreadPoolExecutor(1)
     pending = builder.submit(build, (imgs, ti, fi, si, train, w))
     budget = args.minutes * 60

@@ -30,7 +30,8 @@ import numpy as np
 import torch
 
 from models.train.augment import photometric
-from models.train.nets import TYPES, DiceReaderNet, load_reader_state
+from models.train.nets import TYPES, DiceReaderNet
+from models.train.onnx_weights import start_from
 from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crop_patches
 from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss
@@ -105,7 +106,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=70)
     ap.add_argument("--out", type=Path, default=Path("work/reader_top.pt"))
-    ap.add_argument("--init", type=Path, default=Path("work/reader.pt"), help="the reader's weights to start from")
+    ap.add_argument("--init", type=Path, default=Path("work/reader.pt"),
+                    help="the weights to start from: a .pt checkpoint, or an exported reader or look "
+                         "(.onnx, e.g. models/reader_top.onnx) when the checkpoints are gone")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--synth", type=Path, action="append", default=[])
     ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
@@ -141,17 +144,16 @@ def main(argv=None):
     train = np.nonzero(~calib)[0]
     w = draw_weights(ti, src, train, dice, args.real_share)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
-    net = DiceReaderNet()
-    if args.init and args.init.exists():
-        load_reader_state(net, torch.load(args.init))
-    net = net.to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
 
     def build():
         idx = rng.choice(train, size=64, p=w)
         x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]]) for i in idx]).astype(np.float32) / 255.0
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
+
+    net = start_from(args.init, lambda: [build()[0] for _ in range(8)]) if args.init else DiceReaderNet()
+    net = net.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
 
     builder = ThreadPoolExecutor(1)
     pending = builder.submit(build)

@@ -1,0 +1,141 @@
+"""Start training from a committed ONNX model when the torch weights it was exported from are gone.
+
+The training checkpoints live in work/, which is not committed and does not survive a fresh
+machine; the ONNX files in models/ do. Their export folded every BatchNorm into the convolution
+before it (weight and bias), so the torch network is rebuilt the other way round: each
+convolution takes the folded weight, and its BatchNorm is made to pass the folded bias on. Read in
+eval mode the rebuilt network gives the ONNX model's outputs (checked by `reader_from_onnx`).
+
+Training mode normalises by each batch's own statistics, so a BatchNorm that merely passes a bias
+on would rescale every activation at the first step. `refit_batchnorm` therefore measures what
+each convolution gives on real batches and sets its BatchNorm to undo exactly that (mean m,
+variance v: running stats m and v, scale sqrt(v + eps), shift m + bias). Eval outputs stay the
+same, and a training batch drawn like those normalises to nearly the same values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import nn
+
+from models.train.nets import DiceReaderNet
+
+
+def _conv_pairs(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """(convolution, its BatchNorm) in the order the forward pass meets them."""
+    mods = list(net.modules())
+    pairs = []
+    for i, m in enumerate(mods):
+        if isinstance(m, nn.Conv2d):
+            bn = mods[i + 1] if i + 1 < len(mods) else None
+            if not isinstance(bn, nn.BatchNorm2d):
+                raise ValueError(f"convolution {m} is not followed by a BatchNorm")
+            pairs.append((m, bn))
+    return pairs
+
+
+def reader_from_onnx(path: Path, check: bool = True) -> DiceReaderNet:
+    """The reader's network (DiceReaderNet) with the weights of an exported reader or second look."""
+    model = onnx.load(str(path))
+    init = {t.name: np.array(numpy_helper.to_array(t)) for t in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    net = DiceReaderNet()
+    pairs = _conv_pairs(net.features)
+    if len(convs) != len(pairs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the reader's network has {len(pairs)}")
+    with torch.no_grad():
+        for node, (conv, bn) in zip(convs, pairs):
+            w = init[node.input[1]]
+            b = init[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: convolution {node.name} is {w.shape}, expected {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)  # (x - 0) / sqrt(var + eps) = x
+        for head in ("type_head", "face_head", "state_head"):
+            lin = getattr(net, head)
+            lin.weight.copy_(torch.from_numpy(init[f"{head}.weight"]))
+            lin.bias.copy_(torch.from_numpy(init[f"{head}.bias"]))
+    net.eval()
+    if check:
+        _check_against(net, path)
+    return net
+
+
+def _check_against(net: DiceReaderNet, path: Path, tol: float = 1e-3) -> None:
+    import onnxruntime as ort
+
+    x = np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x})
+    with torch.no_grad():
+        got = net(torch.from_numpy(x))
+    for r, g, name in zip(ref, got, ("type", "face", "state")):
+        err = float(np.abs(r - g.numpy()).max())
+        if err > tol:
+            raise ValueError(f"{path}: rebuilt network's {name} logits differ by {err:.4g} from the ONNX model's")
+
+
+def refit_batchnorm(net: DiceReaderNet, batches) -> None:
+    """Make each BatchNorm normalise what its convolution gives on `batches` (tensors NCHW), with
+    the eval-mode outputs unchanged (see the module docstring)."""
+    pairs = _conv_pairs(net.features)
+    sums = {id(c): [0.0, 0.0, 0] for c, _ in pairs}
+
+    def hook(conv, _inp, out):
+        y = out.detach().double()
+        s = sums[id(conv)]
+        s[0] = s[0] + y.sum(dim=(0, 2, 3))
+        s[1] = s[1] + (y * y).sum(dim=(0, 2, 3))
+        s[2] += y.shape[0] * y.shape[2] * y.shape[3]
+
+    handles = [c.register_forward_hook(hook) for c, _ in pairs]
+    was_training = net.training
+    net.eval()
+    try:
+        with torch.no_grad():
+            for x in batches:
+                net(x)
+    finally:
+        for h in handles:
+            h.remove()
+    with torch.no_grad():
+        for conv, bn in pairs:
+            total, sq, n = sums[id(conv)]
+            if n == 0:
+                raise ValueError("refit_batchnorm: no batches given")
+            mean = total / n
+            var = (sq / n - mean * mean).clamp_min(0.0)
+            shift = bn.bias.double() - bn.weight.double() * bn.running_mean.double() / torch.sqrt(
+                bn.running_var.double() + bn.eps)  # what the BatchNorm adds now (scale 1 expected)
+            scale = bn.weight.double() / torch.sqrt(bn.running_var.double() + bn.eps)
+            if not torch.allclose(scale, torch.ones_like(scale), atol=1e-4):
+                raise ValueError("refit_batchnorm expects the pass-through BatchNorms of reader_from_onnx")
+            bn.running_mean.copy_(mean.float())
+            bn.running_var.copy_(var.float())
+            bn.weight.copy_(torch.sqrt(var + bn.eps).float())
+            bn.bias.copy_((shift + mean).float())
+    net.train(was_training)
+
+
+def start_from(path: Path, batches) -> DiceReaderNet:
+    """The network to train on: torch weights (.pt, as train_* save them) or an exported ONNX model
+    (its BatchNorms refitted on `batches`, a callable giving a list of input tensors)."""
+    from models.train.nets import load_reader_state
+
+    if not path.is_file():
+        raise SystemExit(f"--init {path}: no such file (give a .pt checkpoint or a models/*.onnx reader)")
+    if path.suffix == ".onnx":
+        net = reader_from_onnx(path)
+        refit_batchnorm(net, batches())
+        net.train()
+        return net
+    net = DiceReaderNet()
+    load_reader_state(net, torch.load(path))
+    return net

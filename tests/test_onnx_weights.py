@@ -1,0 +1,63 @@
+"""Training can start again from a committed model when its torch checkpoint is gone (work/ is not
+committed): the network rebuilt from the ONNX file must read exactly as the model does, and must
+stay so once its BatchNorms are refitted for training. Needs the training extras (torch, onnx)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from models.train.onnx_weights import reader_from_onnx, refit_batchnorm, start_from  # noqa: E402
+from reader.vision.onnx_model import OnnxModel  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def _crops(seed: int, n: int = 32) -> np.ndarray:
+    """Die-like inputs: a bright blob with marks on a darker table, so the activations are not
+    those of pure noise."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[:96, :96]
+    out = np.empty((n, 3, 96, 96), np.float32)
+    for i in range(n):
+        cx, cy, r = rng.uniform(35, 61, 2).tolist() + [rng.uniform(18, 30)]
+        die = ((xx - cx) ** 2 + (yy - cy) ** 2 < r * r).astype(np.float32)
+        marks = (np.sin(xx / rng.uniform(2, 5)) * np.cos(yy / rng.uniform(2, 5)) > 0.6) * die
+        for c in range(3):
+            out[i, c] = 0.2 * rng.random() + die * rng.uniform(0.4, 0.8) - 0.3 * marks + rng.normal(0, 0.03, (96, 96))
+    return np.clip(out, 0, 1)
+
+
+@pytest.mark.parametrize("name", ["reader.onnx", "reader_top.onnx", "reader_top_d6.onnx"])
+def test_rebuilt_network_reads_as_the_committed_model_does(name):
+    x = _crops(1)
+    want = OnnxModel(MODELS / name)(x)
+    net = reader_from_onnx(MODELS / name, check=False)
+    with torch.no_grad():
+        got = [t.numpy() for t in net(torch.from_numpy(x))]
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w, atol=1e-3)
+
+
+def test_refitted_batchnorm_keeps_the_readings_and_normalises_a_training_batch():
+    net = reader_from_onnx(MODELS / "reader_top.onnx")
+    x = torch.from_numpy(_crops(2, 64))
+    with torch.no_grad():
+        before = net(x)[1]
+        refit_batchnorm(net, [x[:32], x[32:]])
+        after = net(x)[1]
+        torch.testing.assert_close(after, before, atol=1e-3, rtol=1e-3)
+        # in training mode each BatchNorm uses the batch's own statistics: on a batch like the
+        # ones it was refitted on, the readings barely move (dropout off to compare)
+        net.train()
+        net.drop.p = 0.0
+        trained_view = net(x)[1]
+    assert float((trained_view - before).abs().mean()) < 0.05 * float(before.abs().mean())
+
+
+def test_a_missing_starting_point_is_refused_not_trained_from_scratch(tmp_path):
+    with pytest.raises(SystemExit, match="no such file"):
+        start_from(tmp_path / "reader.pt", lambda: [])

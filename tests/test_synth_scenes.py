@@ -36,7 +36,7 @@ def test_crop_frames_the_main_die(die, style):
         assert (main["value"] is None) == (die == "d4")
 
 
-@pytest.mark.parametrize("mix", ["all", "numerals"])
+@pytest.mark.parametrize("mix", ["all", "numerals", "d6", "d10"])
 def test_crop_mix_follows_the_class_balance(mix):
     rng = np.random.default_rng(5)
     from reader.synth.layouts import MIXES, pick_class

@@ -235,6 +235,34 @@ def synth_crop_patches(folder: Path, limit: int | None = None, skip: int = 0) ->
     return out
 
 
+def synth_scene_patches(folder: Path, source: str = "synth-scenes") -> Patches:
+    """Every labeled die of rendered tray frames (reader.synth bulk scenes) whose box lies inside
+    the frame: small, seen at an angle, touching others, under the frame's blur and noise, as the
+    detector hands them over, where a rendered crop frames one die large. Cocked dice keep their
+    state; a die cut by the frame's edge is left out (its box is not the die's)."""
+    out = Patches()
+    labels = folder / "labels.jsonl"
+    if not labels.is_file():
+        return out
+    for line in labels.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        img = cv2.imread(str(folder / rec["image"]))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        for d in rec.get("dice", []):
+            b = d.get("box")
+            if not b or b[0] <= 0.5 or b[1] <= 0.5 or b[2] >= w - 0.5 or b[3] >= h - 0.5:
+                continue
+            state = d.get("state", "flat")
+            value = d.get("value") if state == "flat" and d["die"] != "d4" else None
+            out.add(context_patch(img, b), d["die"], value, state, source)
+    return out
+
+
 def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.ndarray:
     """A CROP x CROP input from a context patch, in the runtime crop convention."""
     box_side = CTX * BOX_IN_CTX

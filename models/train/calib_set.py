@@ -1,0 +1,109 @@
+"""Gather the reader's calibration dice again, for `calibrate`, without training the reader.
+
+    python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
+    python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
+    python -m models.train.calib_set --out work/reader.calib.npz \
+        --renders work/synth/calib_all --renders work/synth/calib_num \
+        --scenes work/synth/calib_scenes51 --scenes work/synth/calib_scenes52
+
+`train_reader` writes its calibration dice beside its weights (OUT.calib.npz), in work/, which a
+fresh machine does not have. The real ones come back: the same fixed 8% of each real source (tray
+dice, table patches, the detector's false alarms on the training frames, type-lurig in the
+detector's boxes), chosen by their pixels (`train_reader.is_calibration`). The rendered ones do
+not: the training renders are 56,368 crops, two hours of rendering. So `--renders` takes crops
+rendered afresh with seeds no model was trained on, every one of them a calibration die (seeds 41,
+every type, and 42, numeral dice: 2,400 and 2,300 crops for the 4,697 rendered calibration dice
+of seeds 1, 3, 11 and 12, the two mixes in the same proportion), and `--scenes` takes every whole
+die of rendered tray frames (seeds 51 and 52). `--synth` takes training renders instead, of
+which the same fixed 8% is kept, as train_reader did.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from models.train import single_boxes
+from models.train.reader_data import (Patches, detector_false_alarms, single_die_patches, synth_crop_patches,
+                                      synth_scene_patches)
+from models.train.train_reader import is_calibration, load_real
+
+
+def lurig_faces(lurig_boxes: Path, faces_file: Path) -> Patches:
+    """Every type-lurig photo whose face was read by eye (both fifths), source "type-lurig:faces":
+    real dice of makers no tray set has, whose faces no committed network was taught."""
+    import json
+
+    values = {k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
+    boxes = json.loads(lurig_boxes.read_text())
+    out = Patches()
+    for holdout in (False, True):
+        p = single_die_patches("type-lurig", boxes, holdout=holdout, values=values)
+        for img, t, f, st in zip(p.images, p.type_idx, p.face_idx, p.state_idx):
+            if f >= 0:
+                out.images.append(img)
+                out.type_idx.append(t)
+                out.face_idx.append(f)
+                out.state_idx.append(st)
+                out.source.append("type-lurig:faces")
+    return out
+
+
+def gather(detector: Path, lurig_boxes: Path, renders: list[Path], synth: list[Path],
+           scenes: list[Path] = (), faces_file: Path | None = None) -> dict[str, np.ndarray]:
+    """The calibration dice as train_reader saves them: imgs, ti, fi, si, src."""
+    if not lurig_boxes.is_file():
+        single_boxes.main([str(detector), "type-lurig", "--out", str(lurig_boxes)])
+    chosen = load_real(lurig_boxes)
+    chosen.extend(detector_false_alarms(detector))
+    for folder in synth:
+        chosen.extend(synth_crop_patches(folder))
+    imgs, ti, fi, si, src = chosen.arrays()
+    keep = np.array([is_calibration(im) for im in imgs], dtype=bool)
+    fresh = Patches()
+    for folder in renders:
+        if not (folder / "labels.jsonl").is_file():
+            raise SystemExit(f"--renders {folder}: no labels.jsonl (render it with reader.synth.bulk crops)")
+        fresh.extend(synth_crop_patches(folder))
+    for folder in scenes:
+        if not (folder / "labels.jsonl").is_file():
+            raise SystemExit(f"--scenes {folder}: no labels.jsonl (render it with reader.synth.bulk scenes)")
+        fresh.extend(synth_scene_patches(folder))
+    if faces_file:
+        fresh.extend(lurig_faces(lurig_boxes, faces_file))
+    parts = [(imgs[keep], ti[keep], fi[keep], si[keep], src[keep])]
+    if len(fresh):
+        parts.append(fresh.arrays())
+    return {k: np.concatenate([p[i] for p in parts]) for i, k in enumerate(("imgs", "ti", "fi", "si", "src"))}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--detector", type=Path, default=Path("models/detector.onnx"))
+    ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
+                    help="the detector's boxes on type-lurig; found with --detector when the file is missing")
+    ap.add_argument("--renders", type=Path, action="append", default=[],
+                    help="crops rendered for calibration alone (seeds never trained on): all of them kept")
+    ap.add_argument("--synth", type=Path, action="append", default=[],
+                    help="training renders: the fixed 8% train_reader keeps for calibration")
+    ap.add_argument("--scenes", type=Path, action="append", default=[],
+                    help="tray frames rendered for calibration alone: every die in them kept")
+    ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
+                    help="type-lurig's faces read by eye (models/train/lurig_values.json): every valued photo "
+                         "kept, for looks and readers never taught them")
+    args = ap.parse_args(argv)
+    d = gather(args.detector, args.lurig_boxes, args.renders, args.synth, args.scenes, args.lurig_faces)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, **d)
+    counts = Counter(str(s) for s in d["src"])
+    print(f"{len(d['imgs'])} calibration dice -> {args.out}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()

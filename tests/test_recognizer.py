@@ -24,10 +24,10 @@ from reader.vision.recognizer import Recognizer
 ROOT = Path(__file__).resolve().parents[1]
 STILLS = ROOT / "fixtures" / "stills"
 
-# Measured with the committed models (models/reader.md, v7, detector v3): found 93.5%, type 87.3%, end-to-end
-# 25.1%, accepted-but-wrong 0.34%. Far from the 99% end-to-end target: these floors guard against
+# Measured with the committed models (models/reader.md, v9, detector v3): found 93.5%, type 87.3%, end-to-end
+# 26.7%, accepted-but-wrong 0.48%. Far from the 99% end-to-end target: these floors guard against
 # a regression, they do not claim the target is met.
-FLOOR = {"found": 0.92, "type": 0.85, "end_to_end": 0.22, "accepted_wrong": 0.005}
+FLOOR = {"found": 0.92, "type": 0.85, "end_to_end": 0.24, "accepted_wrong": 0.005}
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,13 @@ def test_wrong_readings_are_rare_among_accepted_ones(stills_score):
     assert stills_score.accepted_wrong_rate <= FLOOR["accepted_wrong"]
 
 
-@pytest.mark.parametrize("die", ["d20", "d6"], ids=["the numeral dice' look", "the pips look"])
+@pytest.mark.parametrize("die", ["d20", "d6", "d10"], ids=["the numeral dice' look", "the pips look", "the D10's look"])
 def test_each_second_look_reads_more_of_its_dice(recognizer, stills_score, die):
     # the same frames read without the look that takes this die (reader.vision.topface), the
     # others kept, same thresholds: the dice of its types read right must be more with it
-    # (measured: the numeral dice' look 128 against 101 of 944, the pips look 257 against 237 of
-    # 509), the wrong ones in all no more than two more (measured: 5 against 3; 7 against 5)
+    # (measured, reader v9: the numeral dice' look, D8 D12 D20, 96 against 75 of 687; the pips
+    # look 257 against 237 of 509; the D10's look 35 against 26 of 257), the wrong ones in all no
+    # more than two more (measured: 7 against 6; 7 against 5; 7 against 6)
     look = recognizer.faces.look_of[die]
     others = [other for other in recognizer.faces.looks if other is not look]
     without = summarise("stills", evaluate_images(

@@ -1,23 +1,22 @@
 """Gather the reader's calibration dice again, for `calibrate`, without training the reader.
 
-    python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
-    python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals
-    python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51
-    python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
+    python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41   # and 43
+    python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals  # and 44
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51  # 52, 53, 54
     python -m models.train.calib_set --out work/reader.calib.npz \
-        --renders work/synth/calib_all --renders work/synth/calib_num \
-        --scenes work/synth/calib_scenes51 --scenes work/synth/calib_scenes52
+        --renders work/synth/calib_all --renders work/synth/calib_num ... \
+        --scenes work/synth/calib_scenes51 ... --lurig-faces models/train/lurig_values.json
 
 `train_reader` writes its calibration dice beside its weights (OUT.calib.npz), in work/, which a
 fresh machine does not have. The real ones come back: the same fixed 8% of each real source (tray
 dice, table patches, the detector's false alarms on the training frames, type-lurig in the
 detector's boxes), chosen by their pixels (`train_reader.is_calibration`). The rendered ones do
 not: the training renders are 56,368 crops, two hours of rendering. So `--renders` takes crops
-rendered afresh with seeds no model was trained on, every one of them a calibration die (seeds 41,
-every type, and 42, numeral dice: 2,400 and 2,300 crops for the 4,697 rendered calibration dice
-of seeds 1, 3, 11 and 12, the two mixes in the same proportion), and `--scenes` takes every whole
-die of rendered tray frames (seeds 51 and 52). `--synth` takes training renders instead, of
-which the same fixed 8% is kept, as train_reader did.
+rendered afresh with seeds no model was trained on, every one of them a calibration die (reader
+v9: seeds 41 and 43, every type, 2,400 each; 42 and 44, numeral dice, 2,300 each), `--scenes`
+every whole die of rendered tray frames (seeds 51-54, 150 frames each), and `--lurig-faces`
+type-lurig's faces read by eye (real dice whose faces no committed network was taught). `--synth`
+takes training renders instead, of which the same fixed 8% is kept, as train_reader did.
 """
 
 from __future__ import annotations

@@ -58,6 +58,9 @@ def main(argv=None):
     ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"],
                     help="the die types of a second look whose network does not say (reader v7's)")
     ap.add_argument("--top-face-weight", type=float, default=0.5, help="of the top face against the whole die")
+    ap.add_argument("--thresholds-from", type=Path, default=None, metavar="ONNX",
+                    help="keep this calibrated reader's accept and cocked thresholds (the rule's own go "
+                         "into rule_thresholds beside them); temperatures are fitted as always")
     args = ap.parse_args(argv)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
@@ -204,6 +207,16 @@ def main(argv=None):
         flat_called = np.array([flat_table[f"{t:.2f}"] for t in grid_c])
         if (flat_called <= args.flat_cocked).any():
             cocked_thr = max(cocked_thr, float(grid_c[flat_called <= args.flat_cocked].min()))
+    rule = {"accept_threshold": round(best, 3), "accept_threshold_by_die": dict(by_die),
+            "cocked_threshold": round(cocked_thr, 3)}
+    if args.thresholds_from:
+        # The rule's thresholds hinge on the few surest wrong readings among the calibration dice:
+        # two rebuilt sets (models/reader.md, v9) moved them by up to 0.07, more than a new look
+        # gains. Keeping a release's thresholds while a look is added measures the look alone.
+        ref = OnnxModel(args.thresholds_from).meta
+        best = float(ref["accept_threshold"])
+        by_die = {str(k): float(v) for k, v in ref.get("accept_threshold_by_die", {}).items()}
+        cocked_thr = float(ref["cocked_threshold"])
     conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
     flat = state == "flat"
     acc = valued & flat & (conf >= thresholds(read_as))
@@ -227,6 +240,9 @@ def main(argv=None):
            "cocked_threshold": round(cocked_thr, 3), "crop_per_side": per_side, "calibration": stats, "calibration_by_source": per_source,
            "safe_threshold_by_source": by_source, "leaning_dice_given_a_value_by_cocked_threshold": cocked_table,
            "flat_dice_called_cocked_by_cocked_threshold": flat_table}
+    if args.thresholds_from:
+        out["rule_thresholds"] = rule
+        out["thresholds_from"] = args.thresholds_from.name
     if top_meta:
         out["top_face"] = top_meta
     args.out.write_text(json.dumps(out, indent=1))

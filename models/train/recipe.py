@@ -1,21 +1,31 @@
-"""The one command that makes models/detector.onnx, reader.onnx and reader_top.onnx again, from scratch.
+"""The one command that makes models/detector.onnx, reader.onnx and its second looks again, from scratch.
 
     pip install torch==2.13.0 onnx moderngl pillow     # training extras (CPU build)
     python -m reader.synth.bulk crops  --out work/synth/crops  --count 30000 --seed 1
     python -m reader.synth.bulk crops  --out work/synth/numerals --count 30000 --seed 11 --mix numerals
+    python -m reader.synth.bulk crops  --out work/synth/d10 --count 4902 --seed 31 --mix d10
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
+    # rendered for calibration alone (models/train/calib_set.py)
+    python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
+    python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
+    # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
-        [--pips-look-minutes 70]
+        [--pips-look-minutes 70] [--d10-look-minutes 40]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
 type-only photos, table patches and the detector's own false alarms ("none"); export; start the
 second look at the top face from the reader's weights and train it (train_top_face); export it;
-the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx);
-calibrate the three together on the held-back 8%; export the reader again with the calibration in the
-ONNX metadata. Timings are for two CPU cores. The committed models were trained
-in stages of the same recipe (models/*.md say which); one run of the summed minutes stands in for
-them, close but not bit-identical.
+the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx) and,
+from the numeral look's weights, the D10's (--dice d10, reader_top_d10.onnx); gather the calibration
+dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
+calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
+the reader again with the calibration in the ONNX metadata. Timings are for two CPU cores. The
+committed models were trained in stages of the same recipe (models/*.md say which; a stage may
+start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
+the summed minutes stands in for them, close but not bit-identical.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from models.train import calibrate, export, single_boxes, train_detector, train_reader, train_top_face
+from models.train import calib_set, calibrate, export, single_boxes, train_detector, train_reader, train_top_face
 
 
 def main(argv=None):
@@ -32,14 +42,22 @@ def main(argv=None):
     ap.add_argument("--reader-minutes", type=float, default=356)
     ap.add_argument("--top-face-minutes", type=float, default=70)
     ap.add_argument("--pips-look-minutes", type=float, default=70, help="the D6's second look (0: none)")
+    ap.add_argument("--d10-look-minutes", type=float, default=40, help="the D10's second look (0: none)")
+    ap.add_argument("--d10-crops", type=Path, default=Path("work/synth/d10"), help="rendered D10 alone (--mix d10)")
+    ap.add_argument("--calib-renders", type=Path, nargs="*",
+                    default=[Path("work/synth/calib_all"), Path("work/synth/calib_num")],
+                    help="crops rendered for calibration alone")
+    ap.add_argument("--calib-scenes", type=Path, nargs="*",
+                    default=[Path("work/synth/calib_scenes51"), Path("work/synth/calib_scenes52")],
+                    help="tray frames rendered for calibration alone")
     ap.add_argument("--synth-crops", type=Path, action="append", default=None,
                     help="folders of rendered crops (default: work/synth/crops and work/synth/numerals)")
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    # each model keeps its own version line (the cards name them): detector v3, reader v8
+    # each model keeps its own version line (the cards name them): detector v3, reader v9
     ap.add_argument("--detector-version", default="3")
-    ap.add_argument("--reader-version", default="8")
+    ap.add_argument("--reader-version", default="9")
     args = ap.parse_args(argv)
     crops = args.synth_crops or [Path("work/synth/crops"), Path("work/synth/numerals")]
     w, m = args.work, args.models
@@ -66,7 +84,19 @@ def main(argv=None):
         export.main(["top-face", str(w / "reader_top_d6.pt"), str(m / "reader_top_d6.onnx"),
                      "--version", args.reader_version])
         looks += ["--top-face", str(m / "reader_top_d6.onnx")]
-    calibrate.main([str(w / "reader_uncalibrated.onnx"), str(w / "reader.calib.npz"),
+    if args.d10_look_minutes > 0:
+        train_top_face.main(["--minutes", str(args.d10_look_minutes), "--init", str(w / "reader_top.pt"),
+                             "--lr", "5e-4", "--out", str(w / "reader_top_d10.pt"), "--dice", "d10"] +
+                            [a for c in [args.d10_crops] if c.is_dir() for a in ("--synth", str(c))])
+        export.main(["top-face", str(w / "reader_top_d10.pt"), str(m / "reader_top_d10.onnx"),
+                     "--version", args.reader_version])
+        looks += ["--top-face", str(m / "reader_top_d10.onnx"), "--top-face-dice", "d8", "d12", "d20"]
+    calib_set.main(["--out", str(w / "calibration.npz"), "--detector", str(m / "detector.onnx"),
+                    "--lurig-boxes", str(w / "lurig_boxes.json"), "--lurig-faces", "models/train/lurig_values.json"] +
+                   [a for c in crops if c.is_dir() for a in ("--synth", str(c))] +
+                   [a for c in args.calib_renders if c.is_dir() for a in ("--renders", str(c))] +
+                   [a for c in args.calib_scenes if c.is_dir() for a in ("--scenes", str(c))])
+    calibrate.main([str(w / "reader_uncalibrated.onnx"), str(w / "calibration.npz"),
                     "--out", str(w / "reader_calib.json")] + looks)
     export.main(["reader", str(w / "reader.pt"), str(m / "reader.onnx"), "--meta", str(w / "reader_calib.json"),
                  "--version", args.reader_version])

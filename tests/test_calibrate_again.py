@@ -59,3 +59,23 @@ def test_old_thresholds_do_not_hide_wrong_readings_from_a_new_calibration(tmp_pa
     assert again["accept_threshold_by_die"] == bare_cal["accept_threshold_by_die"]
     assert again["accept_threshold"] == bare_cal["accept_threshold"]
     assert again["calibration"] == bare_cal["calibration"]
+
+
+def test_a_release_s_thresholds_can_be_kept_while_a_look_is_added(tmp_path):
+    """calibrate --thresholds-from keeps the given reader's thresholds (the rule's own are written
+    beside them), so a new look is measured alone (models/reader.md, v9)."""
+    calib = _calibration_dice(tmp_path)
+    bare = tmp_path / "reader.onnx"
+    _strip_thresholds(ROOT / "models" / "reader.onnx", bare)
+    committed = onnx.load(str(ROOT / "models" / "reader.onnx"))
+    ref = {p.key: json.loads(p.value) for p in committed.metadata_props}
+    calibrate.main([str(bare), str(calib), "--out", str(tmp_path / "kept.json"), "--min-source", "20",
+                    "--top-face", str(ROOT / "models" / "reader_top.onnx"),
+                    "--top-face", str(ROOT / "models" / "reader_top_d6.onnx"),
+                    "--thresholds-from", str(ROOT / "models" / "reader.onnx")])
+    kept = json.loads((tmp_path / "kept.json").read_text())
+    assert kept["accept_threshold_by_die"] == ref["accept_threshold_by_die"]
+    assert kept["accept_threshold"] == ref["accept_threshold"]
+    assert kept["cocked_threshold"] == ref["cocked_threshold"]
+    assert set(kept["rule_thresholds"]) == {"accept_threshold", "accept_threshold_by_die", "cocked_threshold"}
+    assert kept["rule_thresholds"]["accept_threshold_by_die"] != ref["accept_threshold_by_die"]

@@ -22,12 +22,14 @@ takes training renders instead, of which the same fixed 8% is kept, as train_rea
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from models.train import single_boxes
+from models.train.nets import STATES, TYPES
 from models.train.reader_data import (Patches, detector_false_alarms, single_die_patches, synth_crop_patches,
                                       synth_scene_patches)
 from models.train.train_reader import is_calibration, load_real
@@ -36,20 +38,13 @@ from models.train.train_reader import is_calibration, load_real
 def lurig_faces(lurig_boxes: Path, faces_file: Path) -> Patches:
     """Every type-lurig photo whose face was read by eye (both fifths), source "type-lurig:faces":
     real dice of makers no tray set has, whose faces no committed network was taught."""
-    import json
-
     values = {k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
     boxes = json.loads(lurig_boxes.read_text())
     out = Patches()
     for holdout in (False, True):
         p = single_die_patches("type-lurig", boxes, holdout=holdout, values=values)
-        for img, t, f, st in zip(p.images, p.type_idx, p.face_idx, p.state_idx):
-            if f >= 0:
-                out.images.append(img)
-                out.type_idx.append(t)
-                out.face_idx.append(f)
-                out.state_idx.append(st)
-                out.source.append("type-lurig:faces")
+        for i in np.nonzero(np.array(p.face_idx) >= 0)[0]:
+            out.add(p.images[i], TYPES[p.type_idx[i]], p.face_idx[i] + 1, STATES[p.state_idx[i]], "type-lurig:faces")
     return out
 
 

@@ -152,17 +152,25 @@ def detector_false_alarms(detector_onnx: Path, sets=("tray-d6-nell", "tray-mixed
         img = cv2.imread(str(li.path))
         if img is not None:
             mine(img, [d.box for d in li.dice if d.box is not None], name)
-    labels = scenes / "labels.jsonl" if scenes else None
-    if labels is not None and labels.is_file():
-        for line in labels.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            img = cv2.imread(str(scenes / rec["image"]))
-            if img is not None:
-                mine(img, [d["box"] for d in rec["dice"] if d.get("box")], "synth-scenes")
+    for rec, img in rendered_frames(scenes):
+        mine(img, [d["box"] for d in rec["dice"] if d.get("box")], "synth-scenes")
     return out
+
+
+def rendered_frames(folder: Path | None):
+    """(label row, BGR image) of each readable frame of a rendered folder (reader.synth bulk
+    scenes); a torn label line or a missing image is passed over."""
+    labels = folder / "labels.jsonl" if folder else None
+    if labels is None or not labels.is_file():
+        return
+    for line in labels.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        img = cv2.imread(str(folder / rec["image"]))
+        if img is not None:
+            yield rec, img
 
 
 def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False,
@@ -241,17 +249,7 @@ def synth_scene_patches(folder: Path, source: str = "synth-scenes") -> Patches:
     detector hands them over, where a rendered crop frames one die large. Cocked dice keep their
     state; a die cut by the frame's edge is left out (its box is not the die's)."""
     out = Patches()
-    labels = folder / "labels.jsonl"
-    if not labels.is_file():
-        return out
-    for line in labels.read_text().splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        img = cv2.imread(str(folder / rec["image"]))
-        if img is None:
-            continue
+    for rec, img in rendered_frames(folder):
         h, w = img.shape[:2]
         for d in rec.get("dice", []):
             b = d.get("box")

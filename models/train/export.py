@@ -55,29 +55,25 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
                       opset_version=17, dynamo=False)
-    model = onnx.load(str(out))
-    full = {"normalisation": NORMALISATION, **base, **meta}
-    del model.metadata_props[:]
-    for k, v in full.items():
-        p = model.metadata_props.add()
-        p.key = k
-        p.value = json.dumps(v)
-    onnx.save(model, str(out))
+    _save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
 
 
-def restamp(model_path: Path, out: Path, meta: dict) -> None:
-    """The same network with its metadata updated by `meta` (a new calibration, a new version)."""
-    model = onnx.load(str(model_path))
-    full = {p.key: json.loads(p.value) for p in model.metadata_props}
-    full.update(meta)
+def _save_with_metadata(model, out: Path, meta: dict) -> None:
+    """Replace the model's metadata by `meta` (each value JSON) and save it to `out`."""
     del model.metadata_props[:]
-    for k, v in full.items():
+    for k, v in meta.items():
         p = model.metadata_props.add()
         p.key = k
         p.value = json.dumps(v)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(out))
+
+
+def restamp(model_path: Path, out: Path, meta: dict) -> None:
+    """The same network with its metadata updated by `meta` (a new calibration, a new version)."""
+    model = onnx.load(str(model_path))
+    _save_with_metadata(model, out, {**{p.key: json.loads(p.value) for p in model.metadata_props}, **meta})
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB), the network of {model_path}")
 
 

@@ -23,7 +23,7 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from models.train.nets import DiceReaderNet
+from models.train.nets import DiceReaderNet, load_reader_state
 
 
 def _conv_pairs(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
@@ -110,25 +110,22 @@ def refit_batchnorm(net: DiceReaderNet, batches) -> None:
             total, sq, n = sums[id(conv)]
             if n == 0:
                 raise ValueError("refit_batchnorm: no batches given")
+            passes_through = (torch.all(bn.weight == 1) and torch.all(bn.running_mean == 0)
+                              and torch.allclose(bn.running_var + bn.eps, torch.ones_like(bn.running_var)))
+            if not passes_through:
+                raise ValueError("refit_batchnorm expects the pass-through BatchNorms of reader_from_onnx")
             mean = total / n
             var = (sq / n - mean * mean).clamp_min(0.0)
-            shift = bn.bias.double() - bn.weight.double() * bn.running_mean.double() / torch.sqrt(
-                bn.running_var.double() + bn.eps)  # what the BatchNorm adds now (scale 1 expected)
-            scale = bn.weight.double() / torch.sqrt(bn.running_var.double() + bn.eps)
-            if not torch.allclose(scale, torch.ones_like(scale), atol=1e-4):
-                raise ValueError("refit_batchnorm expects the pass-through BatchNorms of reader_from_onnx")
             bn.running_mean.copy_(mean.float())
             bn.running_var.copy_(var.float())
             bn.weight.copy_(torch.sqrt(var + bn.eps).float())
-            bn.bias.copy_((shift + mean).float())
+            bn.bias.add_(mean.float())  # the folded bias it passed on, plus the mean it now removes
     net.train(was_training)
 
 
 def start_from(path: Path, batches) -> DiceReaderNet:
     """The network to train on: torch weights (.pt, as train_* save them) or an exported ONNX model
     (its BatchNorms refitted on `batches`, a callable giving a list of input tensors)."""
-    from models.train.nets import load_reader_state
-
     if not path.is_file():
         raise SystemExit(f"--init {path}: no such file (give a .pt checkpoint or a models/*.onnx reader)")
     if path.suffix == ".onnx":

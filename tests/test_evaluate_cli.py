@@ -106,6 +106,27 @@ def test_evaluate_scores_a_set_and_writes_the_sheet(tiny_set, tmp_path, capsys):
     assert img is not None and img.shape[0] > TILE  # one row: the wrong die and the missed one
 
 
+@pytest.mark.parametrize("name, want", [
+    pytest.param("sheet", "sheet.png", id="no suffix: a PNG"),
+    pytest.param("sheet.jpg", "sheet.jpg", id="a suffix OpenCV knows is kept"),
+])
+def test_the_sheet_name_gets_a_format(tiny_set, tmp_path, capsys, name, want):
+    folder, rec = tiny_set
+    assert run_evaluate([str(folder), "--json", "--sheet", str(tmp_path / name)], rec) == 0
+    (s,) = json.loads(capsys.readouterr().out)["sets"]
+    assert s["sheet"] == str(tmp_path / want) and cv2.imread(s["sheet"]) is not None
+
+
+def test_a_sheet_that_cannot_be_written_costs_the_figures_nothing(tiny_set, tmp_path, capsys):
+    folder, rec = tiny_set
+    (tmp_path / "file").write_text("a file where a folder should be")
+    assert run_evaluate([str(folder), "--json", "--sheet", str(tmp_path / "file" / "sheet.png")], rec) == 0
+    out, err = capsys.readouterr()
+    (s,) = json.loads(out)["sets"]
+    assert s["end_to_end"] == pytest.approx(3 / 5, abs=1e-4) and s["sheet"] is None
+    assert "cannot write the error sheet" in err and "figures are not affected" in err
+
+
 def test_evaluate_prints_an_aligned_table(tiny_set, capsys, tmp_path):
     folder, rec = tiny_set
     assert run_evaluate([str(folder), "--no-sheet"], rec) == 0

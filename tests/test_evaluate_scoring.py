@@ -8,13 +8,13 @@ from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.evaluate import (
     ImageResult,
     failed_image,
-    format_details,
-    format_table,
     match,
     percentile,
     score_image,
+    size_bin,
     summarise,
 )
+from reader.vision.report import format_details, format_table
 from reader.vision.realdata import LabeledDie
 
 
@@ -211,3 +211,28 @@ def test_image_result_keeps_every_die_once():
                     [face(value=1), face(box=(0, 300, 9, 309))], ms=1.0)
     assert isinstance(r, ImageResult)
     assert sorted(d.kind for d in r.dice) == ["false-detection", "missed", "right"]
+
+
+@pytest.mark.parametrize("box, want", [
+    pytest.param((0, 0, 20, 23.9), "<24", id="under 24 px"),
+    pytest.param((10, 10, 34, 30), "24-32", id="24 px wide: the next bin starts at its edge"),
+    pytest.param((0, 0, 40, 63), "48-64", id="the longer side decides"),
+    pytest.param((0, 0, 96, 96), ">=96", id="96 px and over"),
+    pytest.param(None, None, id="no box (a single-die image): no size"),
+])
+def test_size_bin(box, want):
+    assert size_bin(box) == want
+
+
+def test_end_to_end_by_die_size_says_which_dice_are_too_small_to_read():
+    images = [score_image("a.png",
+                          [lab(value=3, box=(0, 0, 20, 20)), lab(value=5, box=(100, 0, 120, 20)),
+                           lab(value=2, box=(200, 0, 270, 70))],
+                          [face(value=3, box=(0, 0, 20, 20)), face(value=4, box=(100, 0, 120, 20)),
+                           face(value=2, box=(200, 0, 270, 70))], ms=1.0)]
+    s = summarise("s", images)
+    assert s.by_size == {"<24": [1, 2], "64-96": [1, 1]}
+    assert s.to_json()["by_size"] == {"<24": {"right": 1, "dice": 2}, "64-96": {"right": 1, "dice": 1}}
+    assert "end-to-end by die size (box side, px): <24 1/2, 64-96 1/1" in format_details(s)
+    # one size only: the line would say nothing the table does not
+    assert "by die size" not in format_details(one(lab(value=3), face(value=3)))

@@ -123,8 +123,9 @@ def sheet_path(args, set_name: str, several: bool) -> Path:
         return Path("work") / f"eval-{set_name}.png"
     out = Path(args.sheet)
     if several:
-        out = out.with_name(f"{out.stem}-{set_name}{out.suffix or '.png'}")
-    return out
+        out = out.with_name(f"{out.stem}-{set_name}{out.suffix}")
+    # OpenCV picks the image format by the suffix and has none to pick without one
+    return out if out.suffix else out.with_name(out.name + ".png")
 
 
 def write_sheet(results, out: Path, title: str) -> Path | None:
@@ -145,15 +146,20 @@ def write_sheet(results, out: Path, title: str) -> Path | None:
     sheet = draw_sheet(dice, load, title=title, errors=errors)
     if sheet is None:
         return None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), sheet):
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        written = cv2.imwrite(str(out), sheet)
+    except (OSError, cv2.error) as exc:
+        raise DiceReaderError(f"cannot write the error sheet to {out}: {str(exc).strip().splitlines()[-1]}") from exc
+    if not written:
         raise DiceReaderError(f"cannot write the error sheet to {out}")
     return out
 
 
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
-    from reader.vision.evaluate import format_details, format_table, summarise
+    from reader.vision.evaluate import summarise
+    from reader.vision.report import format_details, format_table
     from reader.vision.realdata import TRAINABLE, load_set
 
     if args.limit is not None and args.limit < 1:
@@ -174,7 +180,11 @@ def run(args, recognizer=None) -> int:
         score = summarise(label, results)
         scores.append(score)
         if not args.no_sheet:
-            out = write_sheet(results, sheet_path(args, name, several), title=label)
+            try:
+                out = write_sheet(results, sheet_path(args, name, several), title=label)
+            except DiceReaderError as exc:  # the figures were paid for: print them all the same
+                print(f"dice-reader evaluate: {exc} (the figures are not affected)", file=sys.stderr)
+                out = None
             sheets[label] = None if out is None else str(out)
     if args.json:
         out = []

@@ -35,11 +35,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from reader.dice import FACES
 from reader.reading import Box, DieReading
 from reader.vision.realdata import LabeledDie
 
 MIN_IOU = 0.3
+
+# Box side bins (pixels, the labeled box's longer side) for end-to-end by die size: how large a
+# die must be in the frame to be read tells whoever sets up a camera how close it must be.
+SIZE_EDGES = (24, 32, 48, 64, 96)
+SIZE_BINS = (f"<{SIZE_EDGES[0]}", *(f"{a}-{b}" for a, b in zip(SIZE_EDGES, SIZE_EDGES[1:])), f">={SIZE_EDGES[-1]}")
+
+
+def size_bin(box: tuple[float, float, float, float] | None) -> str | None:
+    """The bin of a labeled box's longer side (one of SIZE_BINS); None without a box."""
+    if box is None:
+        return None
+    side = max(box[2] - box[0], box[3] - box[1])
+    return SIZE_BINS[sum(side >= e for e in SIZE_EDGES)]
 
 
 def _contains(box: Box, point: tuple[float, float]) -> bool:
@@ -231,6 +243,7 @@ class SetScore:
     type_confusions: dict[str, int] = field(default_factory=dict)  # "d10->d8": count
     value_confusions: dict[str, int] = field(default_factory=dict)  # "d6 6->9" (accepted only)
     by_die: dict[str, list[int]] = field(default_factory=dict)  # die -> [right, valued dice labeled]
+    by_size: dict[str, list[int]] = field(default_factory=dict)  # size_bin -> [right, valued dice labeled]
 
     @property
     def found_rate(self) -> float | None:
@@ -264,6 +277,10 @@ class SetScore:
     def ms_p95(self) -> float | None:
         return percentile(self.ms, 95)
 
+    def by_size_in_order(self) -> list[tuple[str, list[int]]]:
+        """by_size from the smallest dice to the largest."""
+        return [(k, self.by_size[k]) for k in SIZE_BINS if k in self.by_size]
+
     def to_json(self) -> dict:
         def r(x):
             return None if x is None else round(x, 5)
@@ -294,6 +311,7 @@ class SetScore:
             "type_confusions": dict(self.type_confusions),
             "value_confusions": dict(self.value_confusions),
             "by_die": {k: {"right": v[0], "dice": v[1]} for k, v in sorted(self.by_die.items())},
+            "by_size": {k: {"right": v[0], "dice": v[1]} for k, v in self.by_size_in_order()},
         }
 
 
@@ -316,6 +334,11 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
                 tally = s.by_die.setdefault(d.label.die, [0, 0])
                 tally[0] += d.right
                 tally[1] += 1
+                size = size_bin(d.label.box)
+                if size is not None:
+                    tally = s.by_size.setdefault(size, [0, 0])
+                    tally[0] += d.right
+                    tally[1] += 1
             s.cocked_labeled += d.label.state == "cocked"
             if not d.found:
                 continue
@@ -334,71 +357,3 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
                 key = f"{d.label.die} {d.label.value}->{d.reading.value}"
                 s.value_confusions[key] = s.value_confusions.get(key, 0) + 1
     return s
-
-
-# --- text table -------------------------------------------------------------------------------
-
-COLUMNS = (
-    # header, getter, format
-    ("set", lambda s: s.name, "{}"),
-    ("images", lambda s: s.images, "{}"),
-    ("dice", lambda s: s.dice, "{}"),
-    ("found", lambda s: s.found_rate, "pct1"),
-    ("type acc", lambda s: s.type_accuracy, "pct1"),
-    ("accepted", lambda s: s.share_accepted, "pct1"),
-    ("value acc", lambda s: s.value_accuracy, "pct2"),
-    ("acc-wrong", lambda s: s.accepted_wrong_rate, "pct2"),
-    ("end-to-end", lambda s: s.end_to_end, "pct2"),
-    ("false det", lambda s: s.false_detections, "{}"),
-    ("ms mean", lambda s: s.ms_mean, "ms"),
-    ("ms p95", lambda s: s.ms_p95, "ms"),
-)
-
-
-def _fmt(value, how: str) -> str:
-    if value is None:
-        return "-"
-    if how == "pct1":
-        return f"{100 * value:.1f}%"
-    if how == "pct2":
-        return f"{100 * value:.2f}%"
-    if how == "ms":
-        return f"{value:.1f}"
-    return how.format(value)
-
-
-def format_table(scores: Sequence[SetScore]) -> str:
-    """An aligned text table, one row per set ('-' where a figure has no dice to count)."""
-    rows = [[h for h, _, _ in COLUMNS]]
-    for s in scores:
-        rows.append([_fmt(get(s), how) for _, get, how in COLUMNS])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def format_details(s: SetScore, top: int = 8) -> str:
-    """Counts behind the rates, and the commonest confusions, for one set."""
-    parts = [
-        f"{s.name}: found {s.found}/{s.dice}, type right {s.type_right}/{s.found}, "
-        f"accepted {s.accepted}/{s.value_found}, right {s.right}/{s.value_labeled}, "
-        f"accepted-but-wrong {s.accepted_wrong}, false detections {s.false_detections}"
-    ]
-    if s.images_failed:
-        parts.append(f"  images that could not be read: {s.images_failed}")
-    if s.cocked_labeled:
-        parts.append(f"  cocked dice given a value: {s.cocked_given_value}/{s.cocked_labeled}")
-    if len(s.by_die) > 1:  # a mixed set: which dice the end-to-end figure is made of
-        order = sorted(s.by_die.items(), key=lambda kv: (FACES.get(kv[0], 99), kv[0]))
-        parts.append("  end-to-end by die: " + ", ".join(f"{die} {right}/{n}" for die, (right, n) in order))
-    for title, table in (("type confusions", s.type_confusions),
-                         ("accepted wrong values", s.value_confusions)):
-        if table:
-            items = sorted(table.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-            parts.append(f"  {title}: " + ", ".join(f"{k} x{v}" for k, v in items))
-    return "\n".join(parts)

@@ -174,3 +174,24 @@ def test_still_set_labels_match_truth_events():
             assert (d["die"] == "d6") == ("style" in d)
         n_dice += len(row["dice"])
     assert n_dice > 3 * len(rows), "trays hold several dice on average"
+
+
+@pytest.mark.parametrize("text, want", [
+    pytest.param("1280x720", (1280, 720), id="the product's frame size"),
+    pytest.param("640X360", (640, 360), id="either case of x"),
+    pytest.param("1280", None, id="one number is not a size"),
+    pytest.param("0x720", None, id="no width"),
+    pytest.param("wide x tall", None, id="words"),
+])
+def test_still_set_frame_size_is_checked(text, want, capsys):
+    from reader.synth.fixtures import main
+
+    if want is None:
+        with pytest.raises(SystemExit):
+            main(["--stills-size", text, "--only", "stills", "--out", "/nonexistent/never-written"])
+        err = capsys.readouterr().err
+        assert "WIDTHxHEIGHT" in err or "16-4096" in err
+    else:
+        from reader.synth.fixtures import _size
+
+        assert _size(text) == want

@@ -171,22 +171,24 @@ def build_scenario(renderer, root: Path, name: str, seed: int) -> list[Path]:
     return paths
 
 
-def build_stills(renderer, root: Path, seed: int, count: int = STILLS_COUNT) -> Path:
+def build_stills(renderer, root: Path, seed: int, count: int = STILLS_COUNT,
+                 size: tuple[int, int] = (STILLS_W, STILLS_H)) -> Path:
     from reader.recording import RecordingWriter
     from reader.synth.rolls import write_stills
 
     path = root / "stills"
-    with RecordingWriter(path, kind="stills", camera={"source": "synth:reader.synth", "width": STILLS_W,
-                                                      "height": STILLS_H, "per_frame": "see truth events"},
+    with RecordingWriter(path, kind="stills", camera={"source": "synth:reader.synth", "width": size[0],
+                                                      "height": size[1], "per_frame": "see truth events"},
                          tray={"per_frame": True}) as w:
-        rows = write_stills(w, renderer, seed, count, STILLS_W, STILLS_H)
+        rows = write_stills(w, renderer, seed, count, size[0], size[1])
     with open(path / "labels.jsonl", "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row) + "\n")
     return path
 
 
-def build_all(out: Path, seed: int, stills: int = STILLS_COUNT, only: list[str] | None = None) -> list[Path]:
+def build_all(out: Path, seed: int, stills: int = STILLS_COUNT, only: list[str] | None = None,
+              stills_size: tuple[int, int] = (STILLS_W, STILLS_H)) -> list[Path]:
     import os
 
     os.environ.setdefault("LP_NUM_THREADS", "1")
@@ -202,11 +204,21 @@ def build_all(out: Path, seed: int, stills: int = STILLS_COUNT, only: list[str] 
             if target.exists():
                 shutil.rmtree(target)  # this command owns these folders; regenerate them whole
             if name == "stills":
-                made.append(build_stills(renderer, out, seed, stills))
+                made.append(build_stills(renderer, out, seed, stills, stills_size))
             else:
                 made.extend(build_scenario(renderer, out, name, seed))
             print(f"fixtures: {name} done", flush=True)
     return made
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give the frame size as WIDTHxHEIGHT, e.g. 1280x720") from None
+    if not (16 <= w <= 4096 and 16 <= h <= 4096):
+        raise argparse.ArgumentTypeError(f"{text!r}: width and height must be 16-4096 pixels")
+    return w, h
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,9 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--out", type=Path, default=Path("fixtures"))
     p.add_argument("--stills", type=int, default=STILLS_COUNT, help="frames in the still set")
+    p.add_argument("--stills-size", type=_size, default=(STILLS_W, STILLS_H), metavar="WxH",
+                   help="frame size of the still set (default %(default)s; the product's camera gives "
+                        "1280x720, where the same trays show every die twice as large)")
     p.add_argument("--only", nargs="*", help="regenerate only these scenarios")
     a = p.parse_args(argv)
-    made = build_all(a.out, a.seed, a.stills, a.only)
+    made = build_all(a.out, a.seed, a.stills, a.only, a.stills_size)
     size = sum(f.stat().st_size for f in a.out.rglob("*") if f.is_file())
     print(f"fixtures: {len(made)} recordings in {a.out}, {size / 1e6:.1f} MB")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -125,6 +126,19 @@ def test_a_sheet_that_cannot_be_written_costs_the_figures_nothing(tiny_set, tmp_
     (s,) = json.loads(out)["sets"]
     assert s["end_to_end"] == pytest.approx(3 / 5, abs=1e-4) and s["sheet"] is None
     assert "cannot write the error sheet" in err and "figures are not affected" in err
+
+
+def test_two_sets_of_one_folder_name_keep_their_own_rows_and_sheets(tiny_set, tmp_path, capsys):
+    import shutil
+
+    folder, rec = tiny_set
+    other = tmp_path / "big" / folder.name  # the same trays rendered again, say at 1280x720
+    shutil.copytree(folder, other)
+    sheet = tmp_path / "out" / "sheet.png"
+    assert run_evaluate([str(folder), str(other), "--json", "--sheet", str(sheet)], rec) == 0
+    sets = json.loads(capsys.readouterr().out)["sets"]
+    assert [s["set"] for s in sets] == [f"{folder.parent.name}/tiny-set", "big/tiny-set"]
+    assert len({s["sheet"] for s in sets}) == 2 and all(Path(s["sheet"]).is_file() for s in sets)
 
 
 def test_evaluate_prints_an_aligned_table(tiny_set, capsys, tmp_path):

@@ -56,6 +56,13 @@ def resolve_set(spec: str) -> Path:
     raise DiceReaderError(f"{spec} is not a labeled set: no labels.jsonl in it")
 
 
+def display_names(folders: list[Path]) -> list[str]:
+    """Each set's name in the table and the sheet's file name: its folder's, or, when two sets
+    share a folder name (fixtures/stills and a 1280x720 render of it), with the parent's too."""
+    names = [f.name for f in folders]
+    return [f"{f.parent.name}/{f.name}" if names.count(f.name) > 1 else f.name for f in folders]
+
+
 def select_images(images, holdout: bool, limit: int | None):
     if holdout:
         images = [im for im in images if im.holdout]
@@ -171,9 +178,8 @@ def run(args, recognizer=None) -> int:
         recognizer = load_recognizer(args.models)
     several = len(folders) > 1
     scores, sheets = [], {}
-    for folder in folders:
-        name = folder.name
-        holdout = args.holdout_only or (name in TRAINABLE and not args.all_images)
+    for folder, name in zip(folders, display_names(folders)):
+        holdout = args.holdout_only or (folder.name in TRAINABLE and not args.all_images)
         images = select_images(load_set(folder), holdout, args.limit)
         label = f"{name}{' (holdout)' if holdout else ''}"
         results = evaluate_images(images, recognizer, Progress(label, len(images)))
@@ -181,7 +187,7 @@ def run(args, recognizer=None) -> int:
         scores.append(score)
         if not args.no_sheet:
             try:
-                out = write_sheet(results, sheet_path(args, name, several), title=label)
+                out = write_sheet(results, sheet_path(args, name.replace("/", "-"), several), title=label)
             except DiceReaderError as exc:  # the figures were paid for: print them all the same
                 print(f"dice-reader evaluate: {exc} (the figures are not affected)", file=sys.stderr)
                 out = None

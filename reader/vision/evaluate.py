@@ -315,6 +315,12 @@ class SetScore:
         }
 
 
+def _count(table: dict[str, list[int]], key: str, right: bool) -> None:
+    tally = table.setdefault(key, [0, 0])
+    tally[0] += right
+    tally[1] += 1
+
+
 def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
     """Add up per-image results into the set's figures."""
     s = SetScore(name=name)
@@ -331,14 +337,10 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
             s.dice += 1
             s.value_labeled += d.has_value
             if d.has_value:
-                tally = s.by_die.setdefault(d.label.die, [0, 0])
-                tally[0] += d.right
-                tally[1] += 1
+                _count(s.by_die, d.label.die, d.right)
                 size = size_bin(d.label.box)
                 if size is not None:
-                    tally = s.by_size.setdefault(size, [0, 0])
-                    tally[0] += d.right
-                    tally[1] += 1
+                    _count(s.by_size, size, d.right)
             s.cocked_labeled += d.label.state == "cocked"
             if not d.found:
                 continue

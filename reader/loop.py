@@ -299,8 +299,11 @@ class LiveLoop:
 
     def _start_roll(self, t: float, triggered: bool) -> None:
         path = next_roll_dir(self.config.out_dir)
-        writer = RecordingWriter(path, camera=self.source.describe(),
-                                 rules=self.decider.rules_json(), models=self.models)
+        camera = self.source.describe()
+        view = getattr(self.recognizer, "view", None)
+        if view is not None:  # the set-up the readings depended on (reader.vision.viewing)
+            camera = {**camera, "view": {"hfov": view.hfov, "tilt": view.tilt}}
+        writer = RecordingWriter(path, camera=camera, rules=self.decider.rules_json(), models=self.models)
         t0 = self._recent[0].t if self._recent else t
         self._roll = _Roll(writer, t0, triggered)
         self._emit({"type": "roll_started", "roll": writer.name})

@@ -139,3 +139,24 @@ def test_models_that_cannot_be_loaded_are_one_line_and_exit_2(images, tmp_path, 
     assert code == 2
     assert captured.out == ""
     assert "Traceback" not in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+def test_the_camera_set_up_reaches_the_recognizer(images, capsys):
+    from reader.vision.viewing import CameraView
+
+    rec = FixedRecognizer(FRAME, SINGLE)
+    assert run_read(["--jsonl", "--camera-fov", "70", "--camera-tilt", "15", images["good"]], rec) == 0
+    assert rec.view == CameraView(70.0, 15.0)
+    run_read(["--jsonl", images["good"]], rec)
+    assert rec.view is None  # none given: every die read as if seen from above
+
+
+@pytest.mark.parametrize("argv, says", [
+    pytest.param(["--camera-tilt", "20"], "needs --camera-fov", id="a lean without a field of view"),
+    pytest.param(["--camera-fov", "5"], "field of view", id="a field of view no camera has"),
+    pytest.param(["--camera-fov", "60", "--camera-tilt", "89"], "tilt", id="a camera facing the horizon"),
+])
+def test_a_camera_set_up_that_cannot_be_is_one_line_and_exit_2(argv, says, images, capsys):
+    assert main(["read", *argv, images["good"]]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -118,3 +118,26 @@ def test_fixture_expected_decisions_are_checked(tmp_path, monkeypatch, capsys):
     assert main(["replay", str(tmp_path / "good")]) == 0
     assert main(["replay", str(tmp_path / "stale")]) == 1  # expected decisions that the rules do not give
     assert "decision now: D8 shows 3: banish #3 C" in capsys.readouterr().out
+
+
+def test_the_camera_set_up_is_recorded_and_replay_reads_with_it(tmp_path, monkeypatch, capsys):
+    from reader.vision.viewing import CameraView
+
+    src = make_rolls(tmp_path / "src", [[("d8", 3)]])
+    live = TruthRecognizer(src)
+    live.view = CameraView(70.0, 12.0)  # watch --camera-fov 70 --camera-tilt 12
+    LiveLoop(open_source(str(src)), live, RulesDecider.banish("A,B,C,D,E,F,G", die="d8"),
+             LoopConfig(out_dir=tmp_path / "rolls")).run()
+    manifest = tmp_path / "rolls" / "0001" / "manifest.json"
+    assert json.loads(manifest.read_text())["camera"]["view"] == {"hfov": 70.0, "tilt": 12.0}
+    again = TruthRecognizer(src)
+    _use(monkeypatch, again)
+    assert main(["replay", str(tmp_path / "rolls" / "0001")]) == 0
+    assert again.view == CameraView(70.0, 12.0)  # read as the roll was, not as if from above
+    # a set-up that is not one is reported for that roll, not guessed
+    m = json.loads(manifest.read_text())
+    m["camera"]["view"] = {"hfov": "wide"}
+    manifest.write_text(json.dumps(m))
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "rolls" / "0001")]) == 1
+    assert "camera view" in capsys.readouterr().out

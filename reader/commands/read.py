@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from reader.commands import view_args
 from reader.errors import DiceReaderError
 
 HELP = (
@@ -34,6 +35,7 @@ def add_arguments(p) -> None:
                    help="each image shows one die, which may fill the image")
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
+    view_args.add_arguments(p)
 
 
 def load_image(path: str | Path):
@@ -111,7 +113,9 @@ def describe(result: dict) -> str:
 
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
+    view = view_args.view_from_args(args)  # a bad set-up is refused before the models load
     rec = recognizer if recognizer is not None else load_recognizer(args.models)
+    rec.view = view
     failed = 0
     for path in args.images:
         result = read_one(rec, path, args.single)

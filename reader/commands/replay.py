@@ -100,6 +100,19 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
     return rolls, partials
 
 
+def recorded_view(manifest: dict):
+    """The camera set-up a roll was read with (its manifest's camera.view), or None."""
+    from reader.vision.viewing import CameraView
+
+    view = (manifest.get("camera") or {}).get("view")
+    if view is None:
+        return None
+    try:
+        return CameraView(float(view["hfov"]), float(view.get("tilt", 0.0)))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DiceReaderError(f"the recording's camera view {view!r} is not a field of view and a tilt") from exc
+
+
 def replay_roll(path: Path, recognizer) -> RollReplay:
     """Read one roll again and compare (see module doc)."""
     from reader.decide import RulesDecider
@@ -121,9 +134,12 @@ def replay_roll(path: Path, recognizer) -> RollReplay:
         out.compared_with = "truth" if targets else "nothing"
     try:
         decider = RulesDecider.from_rules_json(rec.manifest.get("rules"))
+        view = recorded_view(rec.manifest)
     except DiceReaderError as exc:
         out.error = str(exc)
         return out
+    # read with the camera set-up the roll was recorded with (watch --camera-fov), none if none
+    recognizer.view = view
     baseline = rec.of_type("baseline")
     for frame_index, recorded in targets:
         try:

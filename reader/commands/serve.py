@@ -108,7 +108,7 @@ class Wiring:
 
 
 def run(args) -> int:
-    from reader.commands import watch
+    from reader.commands import view_args, watch
     from reader.commands.replay import load_recognizer
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
@@ -133,7 +133,9 @@ def run(args) -> int:
     for p in find_partials(out_dir):
         print(f"warning: {p} is an unfinished roll from an earlier run (crash or full disk); "
               "it is not a valid recording and is kept for inspection", file=sys.stderr)
+    view = view_args.view_from_args(args)
     recognizer = load_recognizer(args.models)
+    recognizer.view = view  # each roll's manifest keeps it: replay reads as this run did
     log = RollLog(args.log or out_dir / "rolls.db")
     verdict = log.verify()
     if not verdict.ok:

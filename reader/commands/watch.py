@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from reader.commands import view_args
 from reader.errors import DiceReaderError
 from reader.rules.wording import describe
 
@@ -41,6 +42,7 @@ def add_arguments(p) -> None:
     p.add_argument("--exposure", type=float, help="fixed camera exposure (V4L2 units); default auto")
     p.add_argument("--white-balance", type=float, help="fixed white balance in kelvin; default auto")
     p.add_argument("--models", metavar="DIR", help="models folder (default: models/)")
+    view_args.add_arguments(p)
     p.add_argument("--json", action="store_true", help="print every loop event as a JSON line")
 
 
@@ -120,7 +122,9 @@ def run(args) -> int:
     for p in find_partials(out_dir):
         print(f"warning: {p} is an unfinished roll from an earlier run (crash or full disk); "
               "it is not a valid recording and is kept for inspection", file=sys.stderr)
+    view = view_args.view_from_args(args)
     recognizer = load_recognizer(args.models)
+    recognizer.view = view  # each roll's manifest keeps it (camera.view): replay reads as this run did
     source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                          exposure=args.exposure, white_balance=args.white_balance)
     tower = raw = None

@@ -20,6 +20,7 @@ from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs
 from reader.vision.topface import TopFaceLook
+from reader.vision.viewing import CameraView
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
 # filling the image sat at the top of that range and its box came out short (crops-fickett: median
@@ -34,9 +35,12 @@ FILLS_IMAGE = 0.7
 
 
 class Recognizer:
-    def __init__(self, detector: DiceDetector, faces: FaceReader):
+    def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None):
         self.detector = detector
         self.faces = faces
+        # the camera, when its set-up is known: numeral dice seen too steeply are refused
+        # (reader.vision.viewing); None: every die is read as if seen from above
+        self.view = view
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -71,6 +75,8 @@ class Recognizer:
         boxes = [Box(*d.box) for d in dets]
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
         readings = [r for r in self._join_pieces(image, boxes, found, heat) if r is not None]
+        if self.view is not None:
+            readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 

@@ -1,0 +1,30 @@
+"""The camera set-up options shared by the commands that read tray frames (read, watch).
+
+A fixed tray camera's field of view and lean tell how steeply it sees each die
+(reader.vision.viewing); without them every die is read as if seen from straight above.
+"""
+
+from __future__ import annotations
+
+from reader.errors import DiceReaderError
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--camera-fov", type=float, metavar="DEG", default=None,
+                   help="the camera's horizontal field of view in degrees: with it, D8-D20 seen too "
+                        "steeply (near the corners of a wide view) are refused instead of misread")
+    p.add_argument("--camera-tilt", type=float, metavar="DEG", default=0.0,
+                   help="how far the camera leans off straight down, toward the top of the picture "
+                        "(default 0: straight down); needs --camera-fov")
+
+
+def view_from_args(args):
+    """A CameraView from the options, or None when no field of view was given."""
+    from reader.vision.viewing import CameraView
+
+    fov, tilt = getattr(args, "camera_fov", None), getattr(args, "camera_tilt", 0.0) or 0.0
+    if fov is None:
+        if tilt:
+            raise DiceReaderError("--camera-tilt needs --camera-fov (the camera's horizontal field of view)")
+        return None
+    return CameraView(fov, tilt)

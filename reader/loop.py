@@ -302,7 +302,7 @@ class LiveLoop:
         camera = self.source.describe()
         view = getattr(self.recognizer, "view", None)
         if view is not None:  # the set-up the readings depended on (reader.vision.viewing)
-            camera = {**camera, "view": {"hfov": view.hfov, "tilt": view.tilt}}
+            camera = {**camera, "view": view.to_json()}
         writer = RecordingWriter(path, camera=camera, rules=self.decider.rules_json(), models=self.models)
         t0 = self._recent[0].t if self._recent else t
         self._roll = _Roll(writer, t0, triggered)

@@ -110,3 +110,19 @@ def test_with_its_camera_known_the_reader_accepts_fewer_wrong_readings():
     wrong = lambda s: s.accepted_wrong + s.cocked_given_value  # noqa: E731
     assert wrong(known) <= wrong(without) - 2
     assert known.right >= without.right - 10
+
+
+@pytest.mark.parametrize("stored, want", [
+    pytest.param({"hfov": 70.0, "tilt": 12.0}, CameraView(70.0, 12.0), id="as written"),
+    pytest.param({"hfov": 70}, CameraView(70.0), id="no tilt: straight down"),
+    pytest.param({"hfov": "wide"}, None, id="not a number"),
+    pytest.param({"tilt": 10}, None, id="no field of view"),
+    pytest.param("70x10", None, id="not a mapping"),
+])
+def test_a_recorded_camera_view_is_read_back_or_refused(stored, want):
+    if want is None:
+        with pytest.raises(DiceReaderError):
+            CameraView.from_json(stored)
+    else:
+        assert CameraView.from_json(stored) == want
+        assert CameraView.from_json(want.to_json()) == want

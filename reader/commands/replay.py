@@ -105,12 +105,7 @@ def recorded_view(manifest: dict):
     from reader.vision.viewing import CameraView
 
     view = (manifest.get("camera") or {}).get("view")
-    if view is None:
-        return None
-    try:
-        return CameraView(float(view["hfov"]), float(view.get("tilt", 0.0)))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DiceReaderError(f"the recording's camera view {view!r} is not a field of view and a tilt") from exc
+    return None if view is None else CameraView.from_json(view)
 
 
 def replay_roll(path: Path, recognizer) -> RollReplay:

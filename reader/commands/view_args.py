@@ -1,4 +1,4 @@
-"""The camera set-up options shared by the commands that read tray frames (read, watch).
+"""The camera set-up options shared by the commands that read tray frames (read, watch, serve).
 
 A fixed tray camera's field of view and lean tell how steeply it sees each die
 (reader.vision.viewing); without them every die is read as if seen from straight above.
@@ -22,9 +22,8 @@ def view_from_args(args):
     """A CameraView from the options, or None when no field of view was given."""
     from reader.vision.viewing import CameraView
 
-    fov, tilt = getattr(args, "camera_fov", None), getattr(args, "camera_tilt", 0.0) or 0.0
-    if fov is None:
-        if tilt:
+    if args.camera_fov is None:
+        if args.camera_tilt:
             raise DiceReaderError("--camera-tilt needs --camera-fov (the camera's horizontal field of view)")
         return None
-    return CameraView(fov, tilt)
+    return CameraView(args.camera_fov, args.camera_tilt)

@@ -41,6 +41,17 @@ class CameraView:
         if not 0.0 <= self.tilt <= 80.0:
             raise DiceReaderError(f"camera tilt {self.tilt:g} degrees: give 0 (straight down) to 80")
 
+    def to_json(self) -> dict:
+        return {"hfov": self.hfov, "tilt": self.tilt}
+
+    @classmethod
+    def from_json(cls, d) -> "CameraView":
+        """From to_json's dict (a recording's manifest, camera.view); DiceReaderError if it is not one."""
+        try:
+            return cls(float(d["hfov"]), float(d.get("tilt", 0.0)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DiceReaderError(f"camera view {d!r} is not a field of view and a tilt") from exc
+
     def slant(self, x: float, y: float, width: int, height: int) -> float:
         """Degrees between the vertical and the line from the table at pixel (x, y) to the camera."""
         f = (width / 2) / math.tan(math.radians(self.hfov) / 2)

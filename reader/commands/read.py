@@ -72,7 +72,7 @@ def load_recognizer(models_dir: str | None):
         return Recognizer.load(models_dir)  # positional: the contract names it models_dir
     except DiceReaderError:
         raise
-    except (OSError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # a model that does not load is the user's problem to fix, not a crash
         where = models_dir or "models/"
         raise DiceReaderError(f"cannot load the models from {where}: {exc}") from None
 

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reader.commands.read import load_recognizer  # watch and serve take it from here too (tests replace it)
 from reader.errors import DiceReaderError
 from reader.rules.wording import describe
 from reader.unmoved import split_unmoved
@@ -179,20 +180,6 @@ class Progress:
         if self.done == self.total:
             sys.stderr.write("\n")
         sys.stderr.flush()
-
-
-def load_recognizer(models: str | None = None):
-    """The real recognizer (models from models/); a clear error if it cannot be loaded."""
-    try:
-        from reader.vision.recognizer import Recognizer
-    except ImportError as exc:
-        raise DiceReaderError(f"the dice recognizer is not available in this install ({exc})") from None
-    try:
-        return Recognizer.load(models)
-    except DiceReaderError:
-        raise
-    except Exception as exc:  # a model that does not load is the user's problem to fix, not a crash
-        raise DiceReaderError(f"cannot load the dice recognizer: {exc}") from None
 
 
 def run(args) -> int:

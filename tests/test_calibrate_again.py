@@ -79,3 +79,22 @@ def test_a_release_s_thresholds_can_be_kept_while_a_look_is_added(tmp_path):
     assert kept["cocked_threshold"] == ref["cocked_threshold"]
     assert set(kept["rule_thresholds"]) == {"accept_threshold", "accept_threshold_by_die", "cocked_threshold"}
     assert kept["rule_thresholds"]["accept_threshold_by_die"] != ref["accept_threshold_by_die"]
+
+
+def test_a_new_look_s_die_type_can_take_the_rule_s_threshold_while_the_rest_are_kept(tmp_path):
+    """calibrate --thresholds-from R --rule-for d6: the D6 (the type the new look reads) gets the
+    rule's threshold on these dice; every other type keeps the release's."""
+    calib = _calibration_dice(tmp_path)
+    committed = onnx.load(str(ROOT / "models" / "reader.onnx"))
+    ref = {p.key: json.loads(p.value) for p in committed.metadata_props}
+    calibrate.main([str(ROOT / "models" / "reader.onnx"), str(calib), "--out", str(tmp_path / "mixed.json"),
+                    "--min-source", "20", "--top-face", str(ROOT / "models" / "reader_top.onnx"),
+                    "--top-face", str(ROOT / "models" / "reader_top_d6.onnx"),
+                    "--thresholds-from", str(ROOT / "models" / "reader.onnx"), "--rule-for", "d6"])
+    mixed = json.loads((tmp_path / "mixed.json").read_text())
+    rule = mixed["rule_thresholds"]["accept_threshold_by_die"]
+    assert rule["d6"] != ref["accept_threshold_by_die"]["d6"]  # else this test would tell nothing
+    assert mixed["accept_threshold_by_die"]["d6"] == rule["d6"]
+    others = {k: v for k, v in mixed["accept_threshold_by_die"].items() if k != "d6"}
+    assert others == {k: v for k, v in ref["accept_threshold_by_die"].items() if k != "d6"}
+    assert mixed["rule_for"] == ["d6"]

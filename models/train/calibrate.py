@@ -61,6 +61,9 @@ def main(argv=None):
     ap.add_argument("--thresholds-from", type=Path, default=None, metavar="ONNX",
                     help="keep this calibrated reader's accept and cocked thresholds (the rule's own go "
                          "into rule_thresholds beside them); temperatures are fitted as always")
+    ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
+                    help="with --thresholds-from, these die types take the rule's threshold instead (the "
+                         "type a new look reads, while the others keep the release's)")
     args = ap.parse_args(argv)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
@@ -216,6 +219,8 @@ def main(argv=None):
         ref = OnnxModel(args.thresholds_from).meta
         best = float(ref["accept_threshold"])
         by_die = {str(k): float(v) for k, v in ref.get("accept_threshold_by_die", {}).items()}
+        by_die.update({d: rule["accept_threshold_by_die"][d] for d in args.rule_for
+                       if d in rule["accept_threshold_by_die"]})
         cocked_thr = float(ref["cocked_threshold"])
     conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
     flat = state == "flat"
@@ -243,6 +248,8 @@ def main(argv=None):
     if args.thresholds_from:
         out["rule_thresholds"] = rule
         out["thresholds_from"] = args.thresholds_from.name
+        if args.rule_for:
+            out["rule_for"] = list(args.rule_for)
     if top_meta:
         out["top_face"] = top_meta
     args.out.write_text(json.dumps(out, indent=1))

@@ -65,6 +65,8 @@ def main(argv=None):
                     help="with --thresholds-from, these die types take the rule's threshold instead (the "
                          "type a new look reads, while the others keep the release's)")
     args = ap.parse_args(argv)
+    if args.rule_for and not args.thresholds_from:
+        ap.error("--rule-for picks which types leave the kept thresholds: give --thresholds-from too")
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
     model = OnnxModel(args.onnx)

@@ -43,15 +43,16 @@ def _done_images(labels: Path) -> set[str]:
 
 
 def make_crop(renderer, seed: int, index: int, size: int = 128,
-              mix: str = "all", resample_min: float = 0.3) -> tuple[np.ndarray, dict, dict]:
+              mix: str = "all", resample_min: float | None = None) -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`."""
-    from reader.synth.camfx import apply_fx, sample_fx
+    from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
 
     rng = np.random.default_rng([seed, index, 1])
     scene = crop_scene(rng, size=size, classes=MIXES[mix])
     fx_rng = np.random.default_rng([seed, index, 5])
-    fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)), resample_min=resample_min)
+    fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
+                   resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
     if fx["resample"] < 0.75:
         # the camera effects blur it below the render size anyway: skip the 2x supersampling
         scene["camera"]["supersample"] = 1
@@ -77,7 +78,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
-             resample_min: float = 0.3) -> dict:
+             resample_min: float | None = None) -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -113,7 +114,7 @@ def _take_lock(out: Path) -> Path:
     raise SystemExit(f"bulk: cannot take the lock {lock}")
 
 
-def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min=0.3) -> dict:
+def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min) -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -176,16 +177,17 @@ def main(argv: list[str] | None = None) -> int:
 
     p.add_argument("--mix", choices=sorted(MIXES), default="all",
                    help="crops: every class (default) or the numeral dice only, D20 most")
-    p.add_argument("--resample-min", type=float, default=0.3,
+    p.add_argument("--resample-min", type=float, default=None,
                    help="crops: the smallest share of its pixels a crop keeps before it is blown up again "
-                        "(camera effects); 0.7 keeps a top face sharp for a look cut close to it")
+                        "(camera effects; default 0.3, the training mix); 0.7 keeps a top face sharp for a "
+                        "look cut close to it")
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:
         p.error("--count must be >= 0")
     if a.mix != "all" and kind != "crops":
         p.error("--mix chooses the dice of crops; scenes always hold every kind")
-    if not 0.05 <= a.resample_min <= 1.0:
+    if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min)

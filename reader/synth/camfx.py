@@ -12,7 +12,12 @@ import cv2
 import numpy as np
 
 
-def sample_fx(rng, strength: float = 1.0, resample_min: float = 0.3) -> dict:
+# The smallest share of its pixels a crop keeps before it is blown up again (the training mix):
+# real crops are cut from frames where a die is 30-80 px wide
+RESAMPLE_MIN = 0.3
+
+
+def sample_fx(rng, strength: float = 1.0, resample_min: float = RESAMPLE_MIN) -> dict:
     """Random camera parameters; strength 0 gives a clean image, 1 the training mix.
     `resample_min`: the smallest share of its pixels a crop keeps (drawn up to 1.3, capped at 1);
     a look cut close to the top face wants more of them than the whole die does."""
@@ -27,7 +32,6 @@ def sample_fx(rng, strength: float = 1.0, resample_min: float = 0.3) -> dict:
         "vignette": float(rng.uniform(0, 0.35) * s),
         "noise": float(abs(rng.normal(0, 0.018)) * s),
         "chroma_noise": float(abs(rng.normal(0, 0.008)) * s),
-        # real crops are cut from frames where a die is 30-80 px wide, then scaled up
         "resample": float(min(1.0, rng.uniform(resample_min, 1.3)) if s > 0 else 1.0),
         "jpeg": int(rng.integers(45, 96)) if s > 0 else 95,
         "seed": int(rng.integers(2 ** 31)),

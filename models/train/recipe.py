@@ -12,14 +12,15 @@
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
     # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
-        [--pips-look-minutes 70] [--d10-look-minutes 40]
+        [--pips-look-minutes 70] [--d10-look-minutes 40] [--d10-look-again-minutes 50]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
 type-only photos, table patches and the detector's own false alarms ("none"); export; start the
 second look at the top face from the reader's weights and train it (train_top_face); export it;
 the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx) and,
-from the numeral look's weights, the D10's (--dice d10, reader_top_d10.onnx); gather the calibration
+from the numeral look's weights, the D10's (--dice d10, reader_top_d10.onnx), then the D10's look
+again from its own weights, half its draws real D10 (reader v10); gather the calibration
 dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
 the reader again with the calibration in the ONNX metadata. Timings are for two CPU cores. The
@@ -43,6 +44,9 @@ def main(argv=None):
     ap.add_argument("--top-face-minutes", type=float, default=70)
     ap.add_argument("--pips-look-minutes", type=float, default=70, help="the D6's second look (0: none)")
     ap.add_argument("--d10-look-minutes", type=float, default=40, help="the D10's second look (0: none)")
+    ap.add_argument("--d10-look-again-minutes", type=float, default=50,
+                    help="the D10's look taught again from its own weights, half its draws real D10 at a lower "
+                         "learning rate (reader v10: bartek's D10 end-to-end 190 -> 193 of 204; 0: not)")
     ap.add_argument("--d10-crops", type=Path, default=Path("work/synth/d10"), help="rendered D10 alone (--mix d10)")
     ap.add_argument("--calib-renders", type=Path, nargs="*",
                     default=[Path("work/synth/calib_all"), Path("work/synth/calib_num")],
@@ -55,9 +59,9 @@ def main(argv=None):
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    # each model keeps its own version line (the cards name them): detector v3, reader v9
+    # each model keeps its own version line (the cards name them): detector v3, reader v10
     ap.add_argument("--detector-version", default="3")
-    ap.add_argument("--reader-version", default="9")
+    ap.add_argument("--reader-version", default="10")
     args = ap.parse_args(argv)
     crops = args.synth_crops or [Path("work/synth/crops"), Path("work/synth/numerals")]
     w, m = args.work, args.models
@@ -88,7 +92,15 @@ def main(argv=None):
         train_top_face.main(["--minutes", str(args.d10_look_minutes), "--init", str(w / "reader_top.pt"),
                              "--lr", "5e-4", "--out", str(w / "reader_top_d10.pt"), "--dice", "d10"] +
                             [a for c in [args.d10_crops] if c.is_dir() for a in ("--synth", str(c))])
-        export.main(["top-face", str(w / "reader_top_d10.pt"), str(m / "reader_top_d10.onnx"),
+        d10 = w / "reader_top_d10.pt"
+        if args.d10_look_again_minutes > 0:
+            # the first stage learnt the numerals from renders; the second leans on real dice
+            train_top_face.main(["--minutes", str(args.d10_look_again_minutes), "--init", str(d10),
+                                 "--lr", "3e-4", "--real-share", "0.5", "--out", str(w / "reader_top_d10_again.pt"),
+                                 "--dice", "d10", "--seed", "16"] +
+                                [a for c in [args.d10_crops] if c.is_dir() for a in ("--synth", str(c))])
+            d10 = w / "reader_top_d10_again.pt"
+        export.main(["top-face", str(d10), str(m / "reader_top_d10.onnx"),
                      "--version", args.reader_version])
         looks += ["--top-face", str(m / "reader_top_d10.onnx"), "--top-face-dice", "d8", "d12", "d20"]
     calib_set.main(["--out", str(w / "calibration.npz"), "--detector", str(m / "detector.onnx"),

@@ -26,6 +26,10 @@ TOKEN = "serve-test-token"
 
 # serve in a child process, with the fake recognizer that reads the rolls' recorded truth
 SERVE = textwrap.dedent("""
+    # Ctrl-C is how the test stops the server; a shell's background job (CI run with &)
+    # starts its children with SIGINT ignored, and Python then never raises KeyboardInterrupt
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])

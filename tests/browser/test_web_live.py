@@ -17,6 +17,10 @@ from tray_fakes import make_rolls  # noqa: E402  (the live-tray fakes: recorded 
 
 TOKEN = "live-test-token"
 SERVE = textwrap.dedent("""
+    # Ctrl-C is how the test stops the server; a shell's background job (CI run with &)
+    # starts its children with SIGINT ignored, and Python then never raises KeyboardInterrupt
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])

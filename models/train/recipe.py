@@ -4,6 +4,8 @@
     python -m reader.synth.bulk crops  --out work/synth/crops  --count 30000 --seed 1
     python -m reader.synth.bulk crops  --out work/synth/numerals --count 30000 --seed 11 --mix numerals
     python -m reader.synth.bulk crops  --out work/synth/d10 --count 4902 --seed 31 --mix d10
+    python -m reader.synth.bulk crops  --out work/synth/d6_33 --count 2600 --seed 33 --mix d6
+    python -m reader.synth.bulk crops  --out work/synth/d6_34 --count 2600 --seed 34 --mix d6
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
     # rendered for calibration alone (models/train/calib_set.py)
     python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
@@ -12,13 +14,15 @@
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
     # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
-        [--pips-look-minutes 70] [--d10-look-minutes 40] [--d10-look-again-minutes 50]
+        [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--d10-look-minutes 40] \
+        [--d10-look-again-minutes 50]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
 type-only photos, table patches and the detector's own false alarms ("none"); export; start the
 second look at the top face from the reader's weights and train it (train_top_face); export it;
-the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx) and,
+the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx; then
+again from its own weights, half its draws real D6: reader v11) and,
 from the numeral look's weights, the D10's (--dice d10, reader_top_d10.onnx), then the D10's look
 again from its own weights, half its draws real D10 (reader v10); gather the calibration
 dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
@@ -44,6 +48,11 @@ def main(argv=None):
     ap.add_argument("--top-face-minutes", type=float, default=70)
     ap.add_argument("--pips-look-minutes", type=float, default=70, help="the D6's second look (0: none)")
     ap.add_argument("--d10-look-minutes", type=float, default=40, help="the D10's second look (0: none)")
+    ap.add_argument("--pips-look-again-minutes", type=float, default=40,
+                    help="the D6's look taught again from its own weights, half its draws real D6 at a lower "
+                         "learning rate (reader v11: tray-d6-nell end-to-end 94.6 -> 96.0%%; 0: not)")
+    ap.add_argument("--d6-crops", type=Path, nargs="*", default=[Path("work/synth/d6_33"), Path("work/synth/d6_34")],
+                    help="rendered D6 alone (--mix d6), for the D6's look taught again")
     ap.add_argument("--d10-look-again-minutes", type=float, default=50,
                     help="the D10's look taught again from its own weights, half its draws real D10 at a lower "
                          "learning rate (reader v10: bartek's D10 end-to-end 190 -> 193 of 204; 0: not)")
@@ -59,9 +68,9 @@ def main(argv=None):
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    # each model keeps its own version line (the cards name them): detector v3, reader v10
+    # each model keeps its own version line (the cards name them): detector v3, reader v11
     ap.add_argument("--detector-version", default="3")
-    ap.add_argument("--reader-version", default="10")
+    ap.add_argument("--reader-version", default="11")
     args = ap.parse_args(argv)
     crops = args.synth_crops or [Path("work/synth/crops"), Path("work/synth/numerals")]
     w, m = args.work, args.models
@@ -85,7 +94,16 @@ def main(argv=None):
         train_top_face.main(["--minutes", str(args.pips_look_minutes), "--init", str(w / "reader.pt"),
                              "--out", str(w / "reader_top_d6.pt"), "--dice", "d6", "--cut", "d6=1.15"] +
                             [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
-        export.main(["top-face", str(w / "reader_top_d6.pt"), str(m / "reader_top_d6.onnx"),
+        d6 = w / "reader_top_d6.pt"
+        if args.pips_look_again_minutes > 0:
+            # as the D10's below: from its own weights, half its draws the real trays' D6, on D6
+            # rendered alone (pips and numerals)
+            train_top_face.main(["--minutes", str(args.pips_look_again_minutes), "--init", str(d6),
+                                 "--lr", "3e-4", "--real-share", "0.5", "--out", str(w / "reader_top_d6_again.pt"),
+                                 "--dice", "d6", "--cut", "d6=1.15", "--seed", "18"] +
+                                [a for c in args.d6_crops if c.is_dir() for a in ("--synth", str(c))])
+            d6 = w / "reader_top_d6_again.pt"
+        export.main(["top-face", str(d6), str(m / "reader_top_d6.onnx"),
                      "--version", args.reader_version])
         looks += ["--top-face", str(m / "reader_top_d6.onnx")]
     if args.d10_look_minutes > 0:

@@ -41,6 +41,17 @@ from pathlib import Path
 from models.train import calib_set, calibrate, export, single_boxes, train_detector, train_reader, train_top_face
 
 
+def again(weights: Path, minutes: float, seed: int, dice: list[str], synth: list[Path]) -> Path:
+    """A look taught again from its own weights, half its draws real dice, at a lower learning
+    rate: its first stage learnt the faces mostly from renders, this one leans on real dice
+    (readers v10 and v11). Returns the new weights, beside the old as NAME_again.pt."""
+    out = weights.with_name(weights.stem + "_again.pt")
+    train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4", "--real-share", "0.5",
+                         "--out", str(out), "--seed", str(seed)] + dice +
+                        [a for c in synth if c.is_dir() for a in ("--synth", str(c))])
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--detector-minutes", type=float, default=127)
@@ -95,14 +106,8 @@ def main(argv=None):
                              "--out", str(w / "reader_top_d6.pt"), "--dice", "d6", "--cut", "d6=1.15"] +
                             [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
         d6 = w / "reader_top_d6.pt"
-        if args.pips_look_again_minutes > 0:
-            # as the D10's below: from its own weights, half its draws the real trays' D6, on D6
-            # rendered alone (pips and numerals)
-            train_top_face.main(["--minutes", str(args.pips_look_again_minutes), "--init", str(d6),
-                                 "--lr", "3e-4", "--real-share", "0.5", "--out", str(w / "reader_top_d6_again.pt"),
-                                 "--dice", "d6", "--cut", "d6=1.15", "--seed", "18"] +
-                                [a for c in args.d6_crops if c.is_dir() for a in ("--synth", str(c))])
-            d6 = w / "reader_top_d6_again.pt"
+        if args.pips_look_again_minutes > 0:  # on D6 rendered alone, pips and numerals
+            d6 = again(d6, args.pips_look_again_minutes, 18, ["--dice", "d6", "--cut", "d6=1.15"], args.d6_crops)
         export.main(["top-face", str(d6), str(m / "reader_top_d6.onnx"),
                      "--version", args.reader_version])
         looks += ["--top-face", str(m / "reader_top_d6.onnx")]
@@ -112,12 +117,7 @@ def main(argv=None):
                             [a for c in [args.d10_crops] if c.is_dir() for a in ("--synth", str(c))])
         d10 = w / "reader_top_d10.pt"
         if args.d10_look_again_minutes > 0:
-            # the first stage learnt the numerals from renders; the second leans on real dice
-            train_top_face.main(["--minutes", str(args.d10_look_again_minutes), "--init", str(d10),
-                                 "--lr", "3e-4", "--real-share", "0.5", "--out", str(w / "reader_top_d10_again.pt"),
-                                 "--dice", "d10", "--seed", "16"] +
-                                [a for c in [args.d10_crops] if c.is_dir() for a in ("--synth", str(c))])
-            d10 = w / "reader_top_d10_again.pt"
+            d10 = again(d10, args.d10_look_again_minutes, 16, ["--dice", "d10"], [args.d10_crops])
         export.main(["top-face", str(d10), str(m / "reader_top_d10.onnx"),
                      "--version", args.reader_version])
         looks += ["--top-face", str(m / "reader_top_d10.onnx"), "--top-face-dice", "d8", "d12", "d20"]

@@ -7,7 +7,9 @@ onnxruntime or a web server. Add a command by adding a line to COMMANDS.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 
 from reader.errors import DiceReaderError
@@ -42,11 +44,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_on_sigterm():
+    """SIGTERM stops a command the way Ctrl-C does. A service manager (systemd, `docker stop`)
+    ends the judge's tray with SIGTERM; by default that kills the process where it stands, leaving
+    the roll under way half written. As Ctrl-C, the live loop closes that roll marked unread and
+    `serve` shuts its server and log down. Only where signals can be set (the main thread)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not the main thread: main() called from a thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        with stop_on_sigterm():
+            return int(args._run(args) or 0)
     except DiceReaderError as exc:
         print(f"dice-reader {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -143,6 +143,33 @@ def test_serve_runs_the_loop_logs_every_roll_and_serves_the_match(tmp_path):
         assert log.get(4).payload["decisions"][0]["card"] == "B"  # the original stays as it was
 
 
+def test_a_service_manager_s_stop_shuts_serve_down_cleanly(tmp_path):
+    """systemd and `docker stop` send SIGTERM: the judge's log and the rolls end as after Ctrl-C."""
+    src = make_rolls(tmp_path / "src", [[("d6", 6)], [("d6", 3)]])
+    out, port = tmp_path / "out", free_port()
+    env = dict(os.environ, DICE_READER_JUDGE_TOKEN=TOKEN, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(REPO / "tests"), str(src), "serve", "--source", f"recording:{src}",
+         "--banish", "--cards", "A,B,C,D,E", "--count", "2", "--die", "d6", "--out", str(out),
+         "--port", str(port)],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_line(proc, "still serving")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            stdout, stderr = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, stderr
+    assert "stopped serving" in stdout
+    assert not list(out.glob("*.partial"))
+    with RollLog(out / "rolls.db") as log:
+        assert log.verify().ok
+        assert [e.kind for e in log.entries()] == ["match", "roll", "roll"]
+
+
 def test_serve_binds_to_this_machine_only_unless_told():
     args = build_parser().parse_args(["serve", "--source", "fake:squares"])
     assert args.host == "127.0.0.1" and args.port == 8765

@@ -190,8 +190,8 @@ def run(args) -> int:
         hub.publish({"type": "note", "text": f"live loop ended: {stopped}"})
         print(f"live loop ended: {stopped}", flush=True)
         if not args.exit_when_done:
-            print(f"still serving {server.url}/replay and the judge's view; Ctrl-C to stop", flush=True)
-            try:
+            try:  # the line inside: a stop sent the moment it is printed is a clean stop too
+                print(f"still serving {server.url}/replay and the judge's view; Ctrl-C to stop", flush=True)
                 threading.Event().wait()
             except KeyboardInterrupt:
                 print("stopped serving", flush=True)

@@ -61,6 +61,16 @@ def post(url, body, token):
         return json.loads(r.read())
 
 
+def serve_banish(src, out, port) -> subprocess.Popen:
+    """`serve` in a child on the recorded rolls in src: banish two of A-E with a D6."""
+    env = dict(os.environ, DICE_READER_JUDGE_TOKEN=TOKEN, PYTHONPATH=str(REPO))
+    return subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(REPO / "tests"), str(src), "serve", "--source", f"recording:{src}",
+         "--banish", "--cards", "A,B,C,D,E", "--count", "2", "--die", "d6", "--out", str(out),
+         "--port", str(port)],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def wait_for_line(proc, words, timeout=60.0) -> list[str]:
     lines, end = [], time.time() + timeout
     while time.time() < end:
@@ -76,12 +86,7 @@ def wait_for_line(proc, words, timeout=60.0) -> list[str]:
 def test_serve_runs_the_loop_logs_every_roll_and_serves_the_match(tmp_path):
     src = make_rolls(tmp_path / "src", [[("d6", 6)], [("d6", 3)], [("d6", 2)]])
     out, port = tmp_path / "out", free_port()
-    env = dict(os.environ, DICE_READER_JUDGE_TOKEN=TOKEN, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(REPO / "tests"), str(src), "serve", "--source", f"recording:{src}",
-         "--banish", "--cards", "A,B,C,D,E", "--count", "2", "--die", "d6", "--out", str(out),
-         "--port", str(port)],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = serve_banish(src, out, port)
     try:
         lines = wait_for_line(proc, "still serving")
         assert f"judge's view: http://127.0.0.1:{port}/judge?token={TOKEN}" in lines
@@ -147,12 +152,7 @@ def test_a_service_manager_s_stop_shuts_serve_down_cleanly(tmp_path):
     """systemd and `docker stop` send SIGTERM: the judge's log and the rolls end as after Ctrl-C."""
     src = make_rolls(tmp_path / "src", [[("d6", 6)], [("d6", 3)]])
     out, port = tmp_path / "out", free_port()
-    env = dict(os.environ, DICE_READER_JUDGE_TOKEN=TOKEN, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(REPO / "tests"), str(src), "serve", "--source", f"recording:{src}",
-         "--banish", "--cards", "A,B,C,D,E", "--count", "2", "--die", "d6", "--out", str(out),
-         "--port", str(port)],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = serve_banish(src, out, port)
     try:
         wait_for_line(proc, "still serving")
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import STRIDE, Heat
-from reader.vision.pieces import piece_pairs
+from reader.vision.pieces import piece_pairs, refuse_pieces
 
 TOP_FACE = Box(258.0, 122.0, 282.0, 146.0)     # the split D8 of fixtures/banish-7-d8-then-d6, roll 2
 LOWER_FACES = Box(255.0, 138.0, 277.0, 160.0)
@@ -84,3 +84,38 @@ def test_the_ridge_is_the_lowest_heat_between_two_points():
     assert h.ridge((px(2), y), (px(7), y)) == pytest.approx(0.6)
     assert h.ridge((px(2), y), (px(14), y)) == 0.0
     assert h.at(-50.0, 1e6) == heat[9, 0]   # points off the map are clamped to its edge
+
+
+def die_at(x, side, outcome=None):
+    """A D6 of box side `side` at x, read as a 1 unless told otherwise."""
+    return DieReading("d6", Box(x, 100.0, x + side, 100.0 + side), outcome or Face(1, 0.97), 0.99)
+
+
+# (readings of one frame, which are refused as pieces)
+SIZE_CASES = {
+    "a pip boxed alone among three dice is refused": (
+        [die_at(0, 40), die_at(100, 44), die_at(200, 42), die_at(300, 12)], [3]),
+    "the upturned face of a cocked die, half the dice' size, is refused": (
+        [die_at(0, 40), die_at(100, 40), die_at(200, 20)], [2]),
+    "a mini die among standard ones (12 against 16 mm, turned) is read": (
+        [die_at(0, 40), die_at(100, 52), die_at(200, 45), die_at(300, 27)], []),
+    "with one other die, which is the piece is unknown: both read": (
+        [die_at(0, 40), die_at(100, 12)], []),
+    "a big die among small ones is read": (
+        [die_at(0, 30), die_at(100, 30), die_at(200, 70)], []),
+    "a small box already unreadable keeps its own reason": (
+        [die_at(0, 40), die_at(100, 40), die_at(200, 12, Unreadable("low confidence", 0.4))], []),
+}
+
+
+@pytest.mark.parametrize(("readings", "refused"), SIZE_CASES.values(), ids=SIZE_CASES.keys())
+def test_a_face_read_from_a_box_far_smaller_than_the_other_dice_is_refused(readings, refused):
+    out = refuse_pieces(readings)
+    assert len(out) == len(readings)  # refused, never dropped: something is there
+    for k, (before, after) in enumerate(zip(readings, out)):
+        assert after.box == before.box and after.die == before.die
+        if k in refused:
+            assert after.value is None and after.state == "unreadable"
+            assert "piece of a die" in after.outcome.reason
+        else:
+            assert after == before

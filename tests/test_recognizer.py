@@ -92,6 +92,18 @@ def test_an_empty_tray_has_no_dice(recognizer):
     assert recognizer.read_frame(felt) == []
 
 
+def test_a_pip_boxed_alone_is_not_read_as_a_die_showing_1(recognizer):
+    """Stills frame 103: the detector boxes a pip D6's 2 as its two pips, far smaller than the
+    three dice beside them. Read alone each pip is a sure 1 (0.89, over the D6's threshold); it must
+    not come out as a die showing 1, nor may the 2 be read as anything but a 2."""
+    frame = cv2.imread(str(STILLS / "frames" / "000103.jpg"))
+    two = (127.8, 206.2, 186.5, 254.9)  # the labeled D6 showing 2
+    inside = [r for r in recognizer.read_frame(frame)
+              if two[0] <= r.box.center[0] <= two[2] and two[1] <= r.box.center[1] <= two[3]]
+    assert inside, "the 2 was not found at all"
+    assert all(r.value in (None, 2) for r in inside)
+
+
 def test_turning_the_camera_does_not_change_the_values(recognizer):
     """A tray seen from above has no 'up': the same frame turned a quarter reads the same."""
     roll = ROOT / "fixtures" / "first-player-tie" / "0003"

@@ -18,7 +18,7 @@ from reader.reading import Box, DieReading, Unreadable
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
 from reader.vision.onnx_model import OnnxModel, models_dir
-from reader.vision.pieces import accepted, piece_pairs
+from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
 from reader.vision.topface import TopFaceLook
 from reader.vision.viewing import CameraView
 
@@ -74,7 +74,7 @@ class Recognizer:
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
-        readings = [r for r in self._join_pieces(image, boxes, found, heat) if r is not None]
+        readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat) if r is not None])
         if self.view is not None:
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))

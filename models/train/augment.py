@@ -47,6 +47,20 @@ def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0
     return out
 
 
+def recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same die in another colour: its channels in a random order, half the time its hue turned
+    too. The real dice a look learns from are a few makers' colours (tray-d6-nell's dark swirled
+    dice with red pips, bartek's blue and white D10): recoloured, a blue die with red pips is also
+    a red one with blue pips, a green one with yellow, and the look learns the marks, not the
+    colours of the dice it happened to see. Light and dark stay as they were."""
+    out = img[..., rng.permutation(3)]
+    if rng.random() < 0.5:
+        hsv = cv2.cvtColor(np.ascontiguousarray(out), cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
+        out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return np.ascontiguousarray(out)
+
+
 def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     k = int(rng.integers(3, 8))
     kernel = np.zeros((k, k), np.float32)

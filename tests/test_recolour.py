@@ -1,0 +1,56 @@
+"""The recolouring a look is taught with (models.train.augment.recolour): the same die in another
+colour. If it moved the marks, turned white pips pink or swapped light and dark, a look taught
+with it would learn dice that do not exist."""
+
+import cv2
+import numpy as np
+import pytest
+
+from models.train.augment import recolour
+
+
+def painted_die(body, pips) -> np.ndarray:
+    """A 64 px die face, BGR body colour, three pips of another colour on the diagonal."""
+    img = np.full((64, 64, 3), body, np.uint8)
+    for c in (16, 32, 48):
+        cv2.circle(img, (c, c), 6, pips, -1)
+    return img
+
+
+PIP_MASK = cv2.cvtColor(painted_die((0, 0, 0), (255, 255, 255)), cv2.COLOR_BGR2GRAY) > 0
+
+CASES = {
+    "white pips on a red die": ((40, 40, 200), (255, 255, 255)),
+    "black pips on a yellow die": ((40, 220, 230), (0, 0, 0)),
+    "red pips on a dark blue die": ((90, 30, 20), (40, 40, 210)),
+}
+
+
+@pytest.mark.parametrize("body, pips", CASES.values(), ids=CASES.keys())
+def test_recolouring_keeps_the_marks_where_they_are_and_light_stays_light(body, pips):
+    img = painted_die(body, pips)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        out = recolour(img, rng)
+        assert out.shape == img.shape and out.dtype == np.uint8
+        grey_in = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)[..., 2].astype(int)
+        grey_out = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)[..., 2].astype(int)
+        # the pips are where they were, and as much lighter (or darker) than the body as before
+        assert len({tuple(p) for p in out[PIP_MASK]}) == 1
+        assert len({tuple(p) for p in out[~PIP_MASK]}) == 1
+        assert np.abs(grey_out - grey_in).max() <= 3
+
+
+def test_white_and_black_stay_white_and_black():
+    img = painted_die((0, 0, 0), (255, 255, 255))
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        out = recolour(img, rng)
+        assert (out[PIP_MASK] == 255).all() and (out[~PIP_MASK] == 0).all()
+
+
+def test_a_die_comes_out_in_many_colours():
+    img = painted_die((40, 40, 200), (255, 255, 255))
+    rng = np.random.default_rng(5)
+    hues = {int(cv2.cvtColor(recolour(img, rng), cv2.COLOR_BGR2HSV)[0, 0, 0]) // 15 for _ in range(60)}
+    assert len(hues) >= 6  # of 12 bins of 30 degrees of hue; the die as it came would fill one

@@ -6,7 +6,7 @@ confident "1" for a die showing 3: the decoding must drop it however strong it i
 
 import pytest
 
-from reader.vision.detector import Detection, _suppress
+from reader.vision.detector import Detection, _suppress, merge_large
 
 DIE = (100.0, 100.0, 160.0, 160.0)          # a 60 px die
 PIP = (104.0, 104.0, 118.0, 118.0)          # one of its corner pips, 14 px
@@ -38,3 +38,27 @@ CASES = {
 @pytest.mark.parametrize(("dets", "kept"), CASES.values(), ids=CASES.keys())
 def test_one_box_per_die(dets, kept):
     assert boxes(_suppress(dets)) == sorted(kept)
+
+
+# A camera close to the tray: the first look (dice up to 110 px) boxes a big die's pips and faces,
+# the second, at half size, the die itself (reader.vision.detector.merge_large).
+BIG = (100.0, 100.0, 260.0, 260.0)          # a 160 px die, found by the second look
+BIG_PIPS = [(120.0, 120.0, 150.0, 150.0), (165.0, 165.0, 195.0, 195.0), (210.0, 210.0, 240.0, 240.0)]
+BIG_FACE = (110.0, 105.0, 250.0, 255.0)     # the first look's own box on the big die
+NEXT_DIE = (262.0, 120.0, 312.0, 170.0)     # a 50 px die touching it, found by the first look
+
+LARGE_CASES = {
+    "the pips of a big die give way to the die": (
+        [Detection(b, 0.8) for b in BIG_PIPS], [Detection(BIG, 0.7)], [BIG]),
+    "the first look's box on the same big die gives way too": (
+        [Detection(BIG_FACE, 0.9)], [Detection(BIG, 0.6)], [BIG]),
+    "a smaller die touching the big one stays": (
+        [Detection(BIG_PIPS[0], 0.8), Detection(NEXT_DIE, 0.8)], [Detection(BIG, 0.7)], [BIG, NEXT_DIE]),
+    "with no big die the first look's boxes stand": (
+        [Detection(DIE, 0.9), Detection(NEIGHBOUR, 0.8)], [], [DIE, NEIGHBOUR]),
+}
+
+
+@pytest.mark.parametrize(("first", "large", "kept"), LARGE_CASES.values(), ids=LARGE_CASES.keys())
+def test_a_big_die_found_at_half_size_replaces_the_pieces_found_inside_it(first, large, kept):
+    assert boxes(merge_large(first, large)) == sorted(kept)

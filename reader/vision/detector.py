@@ -1,7 +1,12 @@
 """Finding dice in a frame: a centre heatmap network, peaks turned into boxes.
 
 The network sees the frame at a fixed working size (long side INPUT_LONG) so that its cost does not
-depend on the camera; it was trained on dice 14-110 px across at that size.
+depend on the camera; it was trained on dice 14-110 px across at that size. A camera close to the
+tray makes dice bigger than that, and the network boxes their pips and faces instead (tray-d6-nell's
+holdout blown up 3x, dice 72-190 px: 8 false detections, a red 5 counted twice as two accepted 5s,
+a 4 boxed by its middle pip). So the frame is also seen at half that size (LARGE_LONG), where such a
+die is 36-95 px, and a die found there bigger than any the first look reads well (LARGE_MIN) takes
+the place of the boxes inside it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,15 @@ from reader.vision.onnx_model import OnnxModel
 
 INPUT_LONG = 640
 STRIDE = 4
+# The second, smaller look for dice too big for the first: at LARGE_LONG a die of LARGE_MIN px is
+# 2 * LARGE_MIN at INPUT_LONG, near the top of the trained 14-110 px; smaller finds of that look are
+# left to the first (where they are 28-96 px and boxed better).
+LARGE_LONG = INPUT_LONG // 2
+LARGE_MIN = 48
+# ... and surer than the first look's threshold: at half size a tray's corner or a screw hole reads
+# as a big die now and then (tray-d6-nell: 6 finds, scores 0.31-0.35, two read as a sure 1), where
+# the dice of nell's holdout blown up 2-3x score 0.57 and more.
+LARGE_SCORE = 0.5
 # A box this many times smaller than another, its centre inside it, is part of that die. Two dice
 # cannot do this: a die touching a die twice its side has its centre at 1.5x the big one's half-side
 # from the big one's centre, beyond even a box 1.3x too loose (the detector's 90th percentile). On
@@ -110,11 +124,12 @@ class DiceDetector:
         self.model = model
         self.threshold = threshold if threshold is not None else float(model.meta.get("threshold", 0.3))
 
-    def detect(self, bgr: np.ndarray, long_side: int = INPUT_LONG) -> list[Detection]:
-        return self.find(bgr, long_side)[0]
+    def detect(self, bgr: np.ndarray, long_side: int = INPUT_LONG, large_long: int | None = None) -> list[Detection]:
+        """The detections alone; one look unless `large_long` is given (the training tools find
+        their dice this way, as they did when the models were trained; frames go through `find`)."""
+        return self.find(bgr, long_side, large_long)[0]
 
-    def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG) -> tuple[list[Detection], Heat]:
-        """The detections and the heatmap they came from."""
+    def _look(self, bgr: np.ndarray, long_side: int) -> tuple[list[Detection], Heat]:
         h, w = bgr.shape[:2]
         scale = long_side / max(h, w)
         interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
@@ -124,6 +139,27 @@ class DiceDetector:
         heat = _sigmoid(out[0])
         dets = decode(out, heat, scale, self.threshold)
         return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale)
+
+    def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG,
+             large_long: int | None = LARGE_LONG) -> tuple[list[Detection], Heat]:
+        """The detections and the heatmap of the first look they came from; with `large_long`, the
+        dice too big for the first look found by a second at that size (module docstring)."""
+        dets, heat = self._look(bgr, long_side)
+        if not large_long:
+            return dets, heat
+        big, big_heat = self._look(bgr, large_long)
+        big = [d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
+        return merge_large(dets, big), heat
+
+
+def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection]:
+    """The first look's detections, those on a large die replaced by it: a box whose centre is in
+    the middle 80% of a large die's box, or that overlaps it heavily, is a part of it (seen from
+    above dice do not overlap, and a die touching it has its centre beyond even a loose box)."""
+    boxes = [Box(*d.box) for d in large]
+    kept = [d for d in dets if not any(_inside_core(Box(*d.box), b, core=0.8) or Box(*d.box).iou(b) >= 0.45
+                                        for b in boxes)]
+    return sorted(kept + list(large), key=lambda d: -d.score)
 
 
 def _clip(d: Detection, w: int, h: int) -> Detection | None:

@@ -102,7 +102,7 @@ class Recognizer:
         image = self._check(image)
         h, w = image.shape[:2]
         candidates = [(0.0, 0.0, float(w), float(h))]
-        dets = self.detector.detect(image, long_side=SINGLE_LONG_SIDE)
+        dets = self.detector.detect(image, long_side=SINGLE_LONG_SIDE, large_long=None)
         if dets:  # the detector's own threshold already dropped the doubtful ones
             best = max(dets, key=lambda d: d.score)
             fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)

@@ -58,6 +58,8 @@ def main(argv=None):
     ap.add_argument("--top-face-dice", nargs="+", default=["d8", "d10", "d12", "d20"],
                     help="the die types of a second look whose network does not say (reader v7's)")
     ap.add_argument("--top-face-weight", type=float, default=0.5, help="of the top face against the whole die")
+    ap.add_argument("--look-weight", nargs="*", default=[], metavar="ONNX_NAME=WEIGHT",
+                    help="another weight for one look (e.g. reader_top_d6.onnx=0.75); the rest take --top-face-weight")
     ap.add_argument("--thresholds-from", type=Path, default=None, metavar="ONNX",
                     help="keep this calibrated reader's accept and cocked thresholds (the rule's own go "
                          "into rule_thresholds beside them); temperatures are fitted as always")
@@ -67,6 +69,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.rule_for and not args.thresholds_from:
         ap.error("--rule-for picks which types leave the kept thresholds: give --thresholds-from too")
+    look_weight = {}
+    for item in args.look_weight:
+        name, _, w = item.partition("=")
+        if not w:
+            ap.error(f"--look-weight {item!r}: give ONNX_NAME=WEIGHT")
+        look_weight[name] = float(w)
     d = np.load(args.calib)
     imgs, ti, fi, si, src = d["imgs"], d["ti"], d["fi"], d["si"], d["src"]
     model = OnnxModel(args.onnx)
@@ -108,7 +116,8 @@ def main(argv=None):
         # fitted on the dice of its own types: a look taught pips alone has no opinion on a D20
         t_top = face_temperature(tfl, np.isin(ti, [types.index(t) for t in top_dice]))
         meta = {"model": top_path.name, "per_side": top_side, "dice": top_dice, "temperature": t_top,
-                "angles": list(TopFaceLook.angles), "weight": args.top_face_weight}
+                "angles": list(TopFaceLook.angles),
+                "weight": look_weight.get(top_path.name, args.top_face_weight)}
         if cut_by_die:
             meta["cut_by_die"] = cut_by_die
         top_meta.append(meta)

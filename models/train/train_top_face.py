@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.train.augment import photometric, recolour
+from models.train.augment import defocus, photometric, recolour
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
 from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crop_patches
@@ -45,9 +45,9 @@ REAL_SHARE_DEFAULT = 0.3
 
 
 def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool = True,
-             per_side: float = TOP_PER_SIDE, recolour_p: float = 0.0) -> np.ndarray:
+             per_side: float = TOP_PER_SIDE, recolour_p: float = 0.0, blur_p: float = 0.0) -> np.ndarray:
     """A CROP x CROP cut of the middle of the die in a context patch (reader_data's convention);
-    `recolour_p` of them in other colours (augment.recolour)."""
+    `recolour_p` of them in other colours (augment.recolour), `blur_p` out of focus (augment.defocus)."""
     box_side = CTX * BOX_IN_CTX
     side = box_side * per_side
     angle, jx, jy = 0.0, 0.0, 0.0
@@ -59,6 +59,8 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
     out = cut(patch, side, angle, jx, jy)
     if augment and recolour_p > 0 and rng.random() < recolour_p:
         out = recolour(out, rng)
+    if augment and blur_p > 0 and rng.random() < blur_p:
+        out = defocus(out, rng)
     return photometric(out, rng, 1.0) if augment else out
 
 
@@ -130,6 +132,9 @@ def main(argv=None):
     ap.add_argument("--recolour", type=float, default=0.0, metavar="P",
                     help="share of the crops shown in other colours (augment.recolour; default 0, as the "
                          "looks before reader v12 were taught)")
+    ap.add_argument("--blur", type=float, default=0.0, metavar="P",
+                    help="share of the crops shown out of focus, far blurrier than photometric's (augment.defocus; "
+                         "default 0, as the looks before were taught)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -153,7 +158,7 @@ def main(argv=None):
 
     def build():
         idx = rng.choice(train, size=64, p=w)
-        x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour) for i in idx]).astype(np.float32) / 255.0
+        x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour, blur_p=args.blur) for i in idx]).astype(np.float32) / 255.0
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
 

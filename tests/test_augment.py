@@ -1,12 +1,13 @@
-"""The recolouring a look is taught with (models.train.augment.recolour): the same die in another
-colour. If it moved the marks, turned white pips pink or swapped light and dark, a look taught
-with it would learn dice that do not exist."""
+"""What a look may be taught with (models.train.augment): the same die in another colour
+(recolour), the same die out of focus (defocus). If recolouring moved the marks, turned white pips
+pink or swapped light and dark, or defocus changed the die's colours, a look taught with them would
+learn dice that do not exist."""
 
 import cv2
 import numpy as np
 import pytest
 
-from models.train.augment import recolour
+from models.train.augment import defocus, recolour
 
 
 def painted_die(body, pips) -> np.ndarray:
@@ -54,3 +55,13 @@ def test_a_die_comes_out_in_many_colours():
     rng = np.random.default_rng(5)
     hues = {int(cv2.cvtColor(recolour(img, rng), cv2.COLOR_BGR2HSV)[0, 0, 0]) // 15 for _ in range(60)}
     assert len(hues) >= 6  # of 12 bins of 30 degrees of hue; the die as it came would fill one
+
+
+def test_out_of_focus_softens_the_pips_and_keeps_the_die_s_colours():
+    img = painted_die((40, 40, 200), (255, 255, 255))
+    rng = np.random.default_rng(6)
+    for _ in range(10):
+        out = defocus(img, rng)
+        edge = lambda im: np.abs(np.diff(im.astype(int), axis=1)).max()
+        assert edge(out) < edge(img) / 2  # a pip's rim spread over several pixels
+        assert np.abs(out.reshape(-1, 3).mean(0) - img.reshape(-1, 3).mean(0)).max() < 3

@@ -131,10 +131,10 @@ def main(argv=None):
                     help="of each type's draws, the real dice (default: 0.2 for the D20, 0.3 for the rest)")
     ap.add_argument("--recolour", type=float, default=0.0, metavar="P",
                     help="share of the crops shown in other colours (augment.recolour; default 0, as the "
-                         "looks before reader v12 were taught)")
+                         "committed looks were taught)")
     ap.add_argument("--blur", type=float, default=0.0, metavar="P",
                     help="share of the crops shown out of focus, far blurrier than photometric's (augment.defocus; "
-                         "default 0, as the looks before were taught)")
+                         "default 0, as the committed looks were taught)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -158,7 +158,8 @@ def main(argv=None):
 
     def build():
         idx = rng.choice(train, size=64, p=w)
-        x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour, blur_p=args.blur) for i in idx]).astype(np.float32) / 255.0
+        x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour, blur_p=args.blur)
+                      for i in idx]).astype(np.float32) / 255.0
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
 

@@ -156,9 +156,12 @@ def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection
     """The first look's detections, those on a large die replaced by it: a box whose centre is in
     the middle 80% of a large die's box, or that overlaps it heavily, is a part of it (seen from
     above dice do not overlap, and a die touching it has its centre beyond even a loose box)."""
-    boxes = [Box(*d.box) for d in large]
-    kept = [d for d in dets if not any(_inside_core(Box(*d.box), b, core=0.8) or Box(*d.box).iou(b) >= 0.45
-                                        for b in boxes)]
+    big = [Box(*d.box) for d in large]
+
+    def on_a_big_die(box: Box) -> bool:
+        return any(_inside_core(box, b, core=0.8) or box.iou(b) >= 0.45 for b in big)
+
+    kept = [d for d in dets if not on_a_big_die(Box(*d.box))]
     return sorted(kept + list(large), key=lambda d: -d.score)
 
 

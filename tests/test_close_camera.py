@@ -17,6 +17,7 @@ import pytest
 
 from reader.commands.evaluate import evaluate_images
 from reader.vision.evaluate import summarise
+from reader.vision.other_cameras import close_up
 from reader.vision.realdata import load_set, realdata_root
 from reader.vision.recognizer import Recognizer
 
@@ -27,30 +28,15 @@ pytestmark = pytest.mark.skipif(not (NELL / "labels.jsonl").is_file(), reason=".
 
 
 def close_up_windows(out: Path, zoom: int = ZOOM) -> Path:
-    """Windows of 1/zoom of each holdout photo (centre and four quarters) blown up zoom times, with
-    their labels moved; a window that cuts through a die is left out."""
+    """nell's holdout as a camera `zoom` times closer would see it (reader.vision.other_cameras),
+    written out as a labeled set."""
     lines = []
     for im in (i for i in load_set(NELL) if i.holdout):
-        img = cv2.imread(str(im.path))
-        h, w = img.shape[:2]
-        ws, hs = w // zoom, h // zoom
-        for k, (fx, fy) in enumerate([(0.5, 0.5), (0.25, 0.25), (0.75, 0.75), (0.25, 0.75), (0.75, 0.25)]):
-            x0 = max(0, min(w - ws, int(fx * w - ws / 2)))
-            y0 = max(0, min(h - hs, int(fy * h - hs / 2)))
-            dice, cut = [], False
-            for d in im.dice:
-                b = d.box
-                if b[0] >= x0 and b[1] >= y0 and b[2] <= x0 + ws and b[3] <= y0 + hs:
-                    dice.append({"die": d.die, "value": d.value,
-                                 "box": [(b[0] - x0) * zoom, (b[1] - y0) * zoom, (b[2] - x0) * zoom, (b[3] - y0) * zoom]})
-                elif not (b[2] <= x0 or b[0] >= x0 + ws or b[3] <= y0 or b[1] >= y0 + hs):
-                    cut = True
-            if cut or not dice:
-                continue
+        for k, (big, dice) in enumerate(close_up(cv2.imread(str(im.path)), im.dice, zoom)):
             name = f"{im.path.stem}_{k}.jpg"
-            big = cv2.resize(img[y0:y0 + hs, x0:x0 + ws], (ws * zoom, hs * zoom), interpolation=cv2.INTER_CUBIC)
             cv2.imwrite(str(out / name), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            lines.append(json.dumps({"image": name, "dice": dice}))
+            lines.append(json.dumps({"image": name, "dice": [{"die": d.die, "value": d.value, "box": list(d.box)}
+                                                              for d in dice]}))
     (out / "labels.jsonl").write_text("\n".join(lines) + "\n")
     return out
 

@@ -1,0 +1,81 @@
+"""Labeled photos as another camera or light would have taken them: the reader is scored on
+cameras nobody here has, so its figures on the ones we have are also measured through these.
+
+Each variant is a pure function of an image (and a random generator, for sensor noise); the close
+camera also moves the labels, since it cuts windows of the photo and blows them up. Writing the
+variants out and scoring them is benchmarks/other_cameras.py's and tests/test_close_camera.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import cv2
+import numpy as np
+
+from reader.vision.realdata import LabeledDie
+
+
+def low_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A third of the light, the sensor's noise, brightened again by the camera."""
+    x = img.astype(np.float32) / 3 + rng.normal(0, 2.5, img.shape)
+    return np.clip(x * 2.6, 0, 255).astype(np.uint8)
+
+
+def tungsten(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Warm light and no white balance (BGR gains)."""
+    return np.clip(img.astype(np.float32) * np.array([0.65, 0.9, 1.25]), 0, 255).astype(np.uint8)
+
+
+def monochrome(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+def jpeg_25(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A cheap webcam's stream: JPEG at quality 25."""
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 25])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+
+
+def out_of_focus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A Gaussian blur of 1.6 px on a 640 px photo."""
+    return cv2.GaussianBlur(img, (0, 0), 1.6)
+
+
+VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
+    "low light": low_light,
+    "tungsten": tungsten,
+    "monochrome": monochrome,
+    "JPEG 25": jpeg_25,
+    "out of focus": out_of_focus,
+}
+
+# where the close camera's windows are centred, as shares of the photo's width and height
+WINDOW_CENTRES = ((0.5, 0.5), (0.25, 0.25), (0.75, 0.75), (0.25, 0.75), (0.75, 0.25))
+
+
+def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
+             ) -> Iterator[tuple[np.ndarray, list[LabeledDie]]]:
+    """A camera `zoom` times closer: windows of 1/zoom of the photo blown up `zoom` times, each with
+    the dice wholly inside it, their boxes moved. A window that cuts through a die, or holds none,
+    is left out (its label would be a guess)."""
+    h, w = img.shape[:2]
+    ws, hs = w // zoom, h // zoom
+    for fx, fy in WINDOW_CENTRES:
+        x0 = max(0, min(w - ws, int(fx * w - ws / 2)))
+        y0 = max(0, min(h - hs, int(fy * h - hs / 2)))
+        inside, cut = [], False
+        for d in dice:
+            if d.box is None:
+                cut = True
+                continue
+            b = d.box
+            if b[0] >= x0 and b[1] >= y0 and b[2] <= x0 + ws and b[3] <= y0 + hs:
+                moved = ((b[0] - x0) * zoom, (b[1] - y0) * zoom, (b[2] - x0) * zoom, (b[3] - y0) * zoom)
+                inside.append(LabeledDie(d.die, d.value, moved, d.state))
+            elif not (b[2] <= x0 or b[0] >= x0 + ws or b[3] <= y0 or b[1] >= y0 + hs):
+                cut = True
+        if cut or not inside:
+            continue
+        big = cv2.resize(img[y0:y0 + hs, x0:x0 + ws], (ws * zoom, hs * zoom), interpolation=cv2.INTER_CUBIC)
+        yield big, inside

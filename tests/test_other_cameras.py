@@ -1,0 +1,35 @@
+"""The close camera's windows (reader.vision.other_cameras.close_up): a die wholly in a window comes
+out zoom times bigger where it was, and no window cuts a die in two (its label would be a guess)."""
+
+import numpy as np
+
+from reader.vision.other_cameras import VARIANTS, close_up
+from reader.vision.realdata import LabeledDie
+
+PHOTO = np.zeros((300, 300, 3), np.uint8)  # windows of 100 x 100 at zoom 3
+
+
+def test_a_die_in_a_window_is_blown_up_where_it_was():
+    photo = PHOTO.copy()
+    photo[140:160, 130:150] = 255                       # a 20 px white die in the middle
+    die = LabeledDie("d6", 4, (130.0, 140.0, 150.0, 160.0))
+    windows = list(close_up(photo, (die,), zoom=3))
+    assert len(windows) == 1                            # the centre window; the quarters hold nothing
+    big, dice = windows[0]
+    assert big.shape == (300, 300, 3)
+    assert dice == [LabeledDie("d6", 4, (90.0, 120.0, 150.0, 180.0))]
+    x0, y0, x1, y1 = (int(v) for v in dice[0].box)
+    assert big[y0 + 5:y1 - 5, x0 + 5:x1 - 5].min() > 200  # the die is where its label says
+
+
+def test_a_window_that_cuts_a_die_is_left_out():
+    across = LabeledDie("d6", 2, (190.0, 140.0, 215.0, 160.0))  # over the centre window's right edge
+    inside = LabeledDie("d6", 5, (130.0, 140.0, 150.0, 160.0))
+    assert list(close_up(PHOTO, (inside, across), zoom=3)) == []
+
+
+def test_every_camera_keeps_the_photo_s_size_and_type():
+    photo = np.random.default_rng(0).integers(0, 255, (60, 80, 3), dtype=np.uint8)
+    for name, variant in VARIANTS.items():
+        out = variant(photo, np.random.default_rng(1))
+        assert out.shape == photo.shape and out.dtype == np.uint8, name

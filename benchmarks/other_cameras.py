@@ -12,7 +12,6 @@ Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR]
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -25,16 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
 from reader.vision.evaluate import summarise  # noqa: E402
 from reader.vision.other_cameras import VARIANTS, close_up  # noqa: E402
-from reader.vision.realdata import load_set  # noqa: E402
+from reader.vision.realdata import TRAINABLE, load_set, write_labels  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
-
-TRAINED_ON = {"tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo", "type-lurig"}
-
-
-def label_line(name: str, dice) -> str:
-    return json.dumps({"image": name, "dice": [{"die": d.die, "value": d.value, "box": list(d.box), "state": d.state}
-                                               for d in dice]})
-
 
 def write_variants(images, out: Path) -> dict[str, Path]:
     """One labeled folder per variant under `out`; returns name -> folder."""
@@ -43,7 +34,7 @@ def write_variants(images, out: Path) -> dict[str, Path]:
     for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close")]:
         folder = out / name.replace(" ", "_")
         folder.mkdir()
-        lines = []
+        labels = []
         for im in images:
             img = cv2.imread(str(im.path))
             if img is None:
@@ -52,12 +43,12 @@ def write_variants(images, out: Path) -> dict[str, Path]:
                 for k, (big, dice) in enumerate(close_up(img, im.dice)):
                     file = f"{im.path.stem}_{k}.jpg"
                     cv2.imwrite(str(folder / file), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                    lines.append(label_line(file, dice))
+                    labels.append((file, dice))
                 continue
             shown = img if variant is None else variant(img, rng)
             cv2.imwrite(str(folder / (im.path.stem + ".png")), shown)
-            lines.append(label_line(im.path.stem + ".png", im.dice))
-        (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+            labels.append((im.path.stem + ".png", im.dice))
+        write_labels(folder, labels)
         folders[name] = folder
     return folders
 
@@ -71,7 +62,7 @@ def main(argv=None) -> int:
     print(f"{'set':22s} {'camera':16s} {'images':>6s} {'dice':>5s} {'end-to-end':>10s} {'wrong':>11s} {'false det':>9s}")
     for spec in args.sets:
         folder = resolve_set(spec)
-        images = [im for im in load_set(folder) if im.holdout or folder.name not in TRAINED_ON]
+        images = [im for im in load_set(folder) if im.holdout or folder.name not in TRAINABLE]
         with tempfile.TemporaryDirectory() as tmp:
             for name, variant in write_variants(images, Path(tmp)).items():
                 s = summarise(name, evaluate_images(load_set(variant), recognizer))

@@ -4,7 +4,7 @@ out zoom times bigger where it was, and no window cuts a die in two (its label w
 import numpy as np
 
 from reader.vision.other_cameras import VARIANTS, close_up
-from reader.vision.realdata import LabeledDie
+from reader.vision.realdata import LabeledDie, load_set, write_labels
 
 PHOTO = np.zeros((300, 300, 3), np.uint8)  # windows of 100 x 100 at zoom 3
 
@@ -33,3 +33,12 @@ def test_every_camera_keeps_the_photo_s_size_and_type():
     for name, variant in VARIANTS.items():
         out = variant(photo, np.random.default_rng(1))
         assert out.shape == photo.shape and out.dtype == np.uint8, name
+
+
+def test_a_set_written_from_variants_reads_back_the_same_dice(tmp_path):
+    dice = (LabeledDie("d10", 10, (1.0, 2.0, 30.0, 31.5)), LabeledDie("d8", None, (40.0, 2.0, 60.0, 22.0), "cocked"),
+            LabeledDie("d20", 17, None))
+    write_labels(tmp_path, [("a.png", dice[:2]), ("b.png", dice[2:])])
+    back = load_set(tmp_path)
+    assert [im.name for im in back] == ["a.png", "b.png"]
+    assert back[0].dice == dice[:2] and back[1].dice == dice[2:]

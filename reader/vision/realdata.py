@@ -82,6 +82,17 @@ def _parse_die(d: dict, where: str) -> LabeledDie:
     )
 
 
+def write_labels(folder: str | os.PathLike, images: list[tuple[str, tuple[LabeledDie, ...] | list[LabeledDie]]]) -> Path:
+    """Write `folder`/labels.jsonl for images already saved there, (file name, dice) each: the
+    format load_set reads (a set made from another, e.g. benchmarks/other_cameras.py's)."""
+    lines = [json.dumps({"image": name, "dice": [
+        {"die": d.die, "value": d.value, "box": None if d.box is None else list(d.box), "state": d.state}
+        for d in dice]}) for name, dice in images]
+    out = Path(folder) / "labels.jsonl"
+    out.write_text("".join(line + "\n" for line in lines))
+    return out
+
+
 def load_set(folder: str | os.PathLike) -> list[LabeledImage]:
     """Read a labeled set; raises DiceReaderError naming the file and line of a bad label."""
     folder = Path(folder)

@@ -18,9 +18,11 @@ COCKED_SHARE = 0.10  # the flat shares above sum to 90%: cocked dice are the res
 NUMERAL_CLASSES = [("d6", "numerals", 0.10), ("d8", None, 0.15), ("d10", None, 0.20), ("d12", None, 0.20),
                    ("d20", None, 0.35)]
 # One die type alone: the data of a second look made for that type (train_top_face --dice); the
-# D6 with pips and numerals in the whole mix's proportion.
+# D6 with pips and numerals in the whole mix's proportion, or its numerals alone (the faces
+# that differ most from die to die: fonts, marks).
 MIXES = {"all": CROP_CLASSES, "numerals": NUMERAL_CLASSES,
          "d6": [("d6", "pips", 0.6), ("d6", "numerals", 0.4)],
+         "d6-numerals": [("d6", "numerals", 1.0)],
          **{die: [(die, None, 1.0)] for die in ("d8", "d10", "d12", "d20")}}
 RANDOM_DICE = ["d6", "d6", "d8", "d10", "d12", "d20", "d4"]
 

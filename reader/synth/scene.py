@@ -79,7 +79,11 @@ def die_material(rng, die: str, style: str | None) -> dict:
     text_h = {"d4": (0.16, 0.22), "d6": (0.55, 0.75), "d8": (0.44, 0.60), "d10": (0.44, 0.60),
               "d12": (0.44, 0.58), "d20": (0.40, 0.54)}[die]
     height = round(float(rng.uniform(*text_h)) / 0.04) * 0.04
-    mark = str(rng.choice(["underline", "dot", "underline"]))
+    # 6 and 9 are underlined or dotted on dice that carry both; a D6 has no 9, and many numeral
+    # D6 leave the 6 plain (a third here). One draw either way, so every other die of a seed
+    # renders as it did before.
+    marks = ["underline", "dot", "none"] if die == "d6" and not pips else ["underline", "dot", "underline"]
+    mark = str(marks[int(rng.integers(3))])
     font = int(rng.integers(720))  # taken modulo the fonts found, so scenes need no fonts
     spread = round(float(rng.uniform(0.42, 0.58)) / 0.04) * 0.04
     radius = round(float(rng.uniform(0.12, 0.19)) / 0.02) * 0.02

@@ -6,6 +6,8 @@
     python -m reader.synth.bulk crops  --out work/synth/d10 --count 4902 --seed 31 --mix d10
     python -m reader.synth.bulk crops  --out work/synth/d6_33 --count 2600 --seed 33 --mix d6
     python -m reader.synth.bulk crops  --out work/synth/d6_34 --count 2600 --seed 34 --mix d6
+    python -m reader.synth.bulk crops  --out work/synth/d6n_36 --count 1500 --seed 36 --mix d6-numerals
+    python -m reader.synth.bulk crops  --out work/synth/d6n_37 --count 1500 --seed 37 --mix d6-numerals
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
     # rendered for calibration alone (models/train/calib_set.py)
     python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
@@ -14,20 +16,22 @@
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
     # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
-        [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--d10-look-minutes 40] \
-        [--d10-look-again-minutes 50]
+        [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
+        [--d10-look-minutes 40] [--d10-look-again-minutes 50]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
 type-only photos, table patches and the detector's own false alarms ("none"); export; start the
 second look at the top face from the reader's weights and train it (train_top_face); export it;
 the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx; then
-again from its own weights, half its draws real D6: reader v11) and,
+again from its own weights, half its draws real D6: reader v11; then a third time, a tenth of its
+crops out of focus, with numeral D6 rendered alone: reader v12) and,
 from the numeral look's weights, the D10's (--dice d10, reader_top_d10.onnx), then the D10's look
 again from its own weights, half its draws real D10 (reader v10); gather the calibration
 dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
-the reader again with the calibration in the ONNX metadata. Timings are for two CPU cores. The
+the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
+the whole look: reader v12). Timings are for two CPU cores. The
 committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -41,11 +45,13 @@ from pathlib import Path
 from models.train import calib_set, calibrate, export, single_boxes, train_detector, train_reader, train_top_face
 
 
-def again(weights: Path, minutes: float, seed: int, dice: list[str], synth: list[Path]) -> Path:
+def again(weights: Path, minutes: float, seed: int, dice: list[str], synth: list[Path],
+          suffix: str = "_again") -> Path:
     """A look taught again from its own weights, half its draws real dice, at a lower learning
     rate: its first stage learnt the faces mostly from renders, this one leans on real dice
-    (readers v10 and v11). Returns the new weights, beside the old as NAME_again.pt."""
-    out = weights.with_name(weights.stem + "_again.pt")
+    (readers v10 and v11). `dice` carries the stage's own flags too (--blur). Returns the new
+    weights, beside the old as NAME`suffix`.pt."""
+    out = weights.with_name(weights.stem + suffix + ".pt")
     train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4", "--real-share", "0.5",
                          "--out", str(out), "--seed", str(seed)] + dice +
                         [a for c in synth if c.is_dir() for a in ("--synth", str(c))])
@@ -64,6 +70,15 @@ def main(argv=None):
                          "learning rate (reader v11: tray-d6-nell end-to-end 94.6 -> 96.0%%; 0: not)")
     ap.add_argument("--d6-crops", type=Path, nargs="*", default=[Path("work/synth/d6_33"), Path("work/synth/d6_34")],
                     help="rendered D6 alone (--mix d6), for the D6's look taught again")
+    ap.add_argument("--pips-look-blurred-minutes", type=float, default=30,
+                    help="the D6's look taught a third time, a tenth of its crops out of focus, with numeral D6 "
+                         "rendered alone beside --d6-crops (reader v12: blurred tray-mixed-bartek accepted wrong "
+                         "9 -> 1; 0: not)")
+    ap.add_argument("--d6-numeral-crops", type=Path, nargs="*",
+                    default=[Path("work/synth/d6n_36"), Path("work/synth/d6n_37")],
+                    help="numeral D6 rendered alone (--mix d6-numerals, a third with a plain 6)")
+    ap.add_argument("--d6-look-weight", type=float, default=0.75,
+                    help="the D6's look's weight against the whole look in the pooling (reader v12; v11 0.5)")
     ap.add_argument("--d10-look-again-minutes", type=float, default=50,
                     help="the D10's look taught again from its own weights, half its draws real D10 at a lower "
                          "learning rate (reader v10: bartek's D10 end-to-end 190 -> 193 of 204; 0: not)")
@@ -79,9 +94,9 @@ def main(argv=None):
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
-    # each model keeps its own version line (the cards name them): detector v3, reader v11
+    # each model keeps its own version line (the cards name them): detector v3, reader v12
     ap.add_argument("--detector-version", default="3")
-    ap.add_argument("--reader-version", default="11")
+    ap.add_argument("--reader-version", default="12")
     args = ap.parse_args(argv)
     crops = args.synth_crops or [Path("work/synth/crops"), Path("work/synth/numerals")]
     w, m = args.work, args.models
@@ -108,9 +123,13 @@ def main(argv=None):
         d6 = w / "reader_top_d6.pt"
         if args.pips_look_again_minutes > 0:  # on D6 rendered alone, pips and numerals
             d6 = again(d6, args.pips_look_again_minutes, 18, ["--dice", "d6", "--cut", "d6=1.15"], args.d6_crops)
+        if args.pips_look_blurred_minutes > 0:
+            d6 = again(d6, args.pips_look_blurred_minutes, 23, ["--dice", "d6", "--cut", "d6=1.15", "--blur", "0.1"],
+                       args.d6_crops + args.d6_numeral_crops, suffix="_blurred")
         export.main(["top-face", str(d6), str(m / "reader_top_d6.onnx"),
                      "--version", args.reader_version])
-        looks += ["--top-face", str(m / "reader_top_d6.onnx")]
+        looks += ["--top-face", str(m / "reader_top_d6.onnx"),
+                  "--look-weight", f"reader_top_d6.onnx={args.d6_look_weight}"]
     if args.d10_look_minutes > 0:
         train_top_face.main(["--minutes", str(args.d10_look_minutes), "--init", str(w / "reader_top.pt"),
                              "--lr", "5e-4", "--out", str(w / "reader_top_d10.pt"), "--dice", "d10"] +

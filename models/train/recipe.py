@@ -45,15 +45,15 @@ from pathlib import Path
 from models.train import calib_set, calibrate, export, single_boxes, train_detector, train_reader, train_top_face
 
 
-def again(weights: Path, minutes: float, seed: int, dice: list[str], synth: list[Path],
+def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
           suffix: str = "_again") -> Path:
     """A look taught again from its own weights, half its draws real dice, at a lower learning
     rate: its first stage learnt the faces mostly from renders, this one leans on real dice
-    (readers v10 and v11). `dice` carries the stage's own flags too (--blur). Returns the new
+    (readers v10 and v11). `flags`: the look's own (--dice, --cut, --blur). Returns the new
     weights, beside the old as NAME`suffix`.pt."""
     out = weights.with_name(weights.stem + suffix + ".pt")
     train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4", "--real-share", "0.5",
-                         "--out", str(out), "--seed", str(seed)] + dice +
+                         "--out", str(out), "--seed", str(seed)] + flags +
                         [a for c in synth if c.is_dir() for a in ("--synth", str(c))])
     return out
 

@@ -122,7 +122,11 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
     done = _done_images(labels)
     todo = [i for i in range(count) if f"{i:07d}.jpg" not in done]
     if not quiet:
-        print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed})", flush=True)
+        # the same seed draws another font where other fonts are installed: say how many were found
+        from reader.synth.textures import fonts
+
+        print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
+              f"{len(fonts())} numeral fonts found)", flush=True)
     if not todo:
         return {"rendered": 0, "rate": 0.0}
     renderer = Renderer()

@@ -65,3 +65,14 @@ def test_out_of_focus_softens_the_pips_and_keeps_the_die_s_colours():
         edge = lambda im: np.abs(np.diff(im.astype(int), axis=1)).max()
         assert edge(out) < edge(img) / 2  # a pip's rim spread over several pixels
         assert np.abs(out.reshape(-1, 3).mean(0) - img.reshape(-1, 3).mean(0)).max() < 3
+
+
+def test_the_whole_look_s_crops_can_be_taught_out_of_focus():
+    # train_reader --blur: the same die's crops, with and without, over the same draws of turn and size
+    from models.train.reader_data import CTX, make_crop
+
+    patch = cv2.resize(painted_die((40, 40, 200), (255, 255, 255)), (CTX, CTX), interpolation=cv2.INTER_NEAREST)
+    edge = lambda im: np.abs(np.diff(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(int), axis=1)).max()  # noqa: E731
+    sharp = [edge(make_crop(patch, np.random.default_rng(s))) for s in range(12)]
+    soft = [edge(make_crop(patch, np.random.default_rng(s), blur_p=1.0)) for s in range(12)]
+    assert np.median(soft) < np.median(sharp) / 2

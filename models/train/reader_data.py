@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.train.augment import photometric
+from models.train.augment import defocus, photometric
 from models.train.nets import STATES, TYPES
 from reader.vision.crops import CROP, CROP_PER_SIDE
 from reader.vision.realdata import load_set, realdata_root
@@ -261,8 +261,9 @@ def synth_scene_patches(folder: Path, source: str = "synth-scenes") -> Patches:
     return out
 
 
-def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.ndarray:
-    """A CROP x CROP input from a context patch, in the runtime crop convention."""
+def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True, blur_p: float = 0.0) -> np.ndarray:
+    """A CROP x CROP input from a context patch, in the runtime crop convention; `blur_p` of them
+    out of focus (augment.defocus, far blurrier than photometric's), as train_top_face --blur."""
     box_side = CTX * BOX_IN_CTX
     crop_side = box_side * CROP_PER_SIDE
     if augment:
@@ -274,6 +275,8 @@ def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True) -> np.n
     else:
         angle, jx, jy = 0.0, 0.0, 0.0
     out = cut(patch, crop_side, angle, jx, jy)
+    if augment and blur_p > 0 and rng.random() < blur_p:
+        out = defocus(out, rng)
     if augment:
         out = photometric(out, rng, strength=1.0)
     return out

@@ -104,6 +104,9 @@ def main(argv=None):
     ap.add_argument("--scenes", type=Path, default=None,
                     help="rendered scenes to mine false alarms from too (with --hard-negatives)")
     ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--blur", type=float, default=0.0, metavar="P",
+                    help="share of the crops shown out of focus (augment.defocus; default 0, as the committed "
+                         "reader.onnx was taught; the D6's look of reader v12 was taught with 0.1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--state-weight", type=float, default=1.0,
                     help="weight of the flat/cocked loss (0.5 up to v2; a leaning die must not be read)")
@@ -133,7 +136,7 @@ def main(argv=None):
         releases the GIL), which hides most of the augmentation's time."""
         imgs_, ti_, fi_, si_, train_, w_ = arrays
         idx = rng.choice(train_, size=args.batch, p=w_)
-        x = np.stack([make_crop(imgs_[i], rng) for i in idx]).astype(np.float32) / 255.0
+        x = np.stack([make_crop(imgs_[i], rng, blur_p=args.blur) for i in idx]).astype(np.float32) / 255.0
         x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
         return x, torch.from_numpy(ti_[idx]), torch.from_numpy(fi_[idx]), torch.from_numpy(si_[idx])
 

@@ -24,31 +24,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
 from reader.vision.evaluate import summarise  # noqa: E402
 from reader.vision.other_cameras import VARIANTS, close_up  # noqa: E402
-from reader.vision.realdata import TRAINABLE, load_set, write_labels  # noqa: E402
+from reader.vision.realdata import TRAINABLE, load_set, write_set  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
 
 def write_variants(images, out: Path) -> dict[str, Path]:
     """One labeled folder per variant under `out`; returns name -> folder."""
     rng = np.random.default_rng(0)
+    photos = [(im, img) for im in images if (img := cv2.imread(str(im.path))) is not None]
     folders = {}
     for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close")]:
         folder = out / name.replace(" ", "_")
         folder.mkdir()
-        labels = []
-        for im in images:
-            img = cv2.imread(str(im.path))
-            if img is None:
-                continue
-            if variant == "close":
-                for k, (big, dice) in enumerate(close_up(img, im.dice)):
-                    file = f"{im.path.stem}_{k}.jpg"
-                    cv2.imwrite(str(folder / file), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                    labels.append((file, dice))
-                continue
-            shown = img if variant is None else variant(img, rng)
-            cv2.imwrite(str(folder / (im.path.stem + ".png")), shown)
-            labels.append((im.path.stem + ".png", im.dice))
-        write_labels(folder, labels)
+        if variant == "close":
+            shown = [(f"{im.path.stem}_{k}.jpg", big, dice)
+                     for im, img in photos for k, (big, dice) in enumerate(close_up(img, im.dice))]
+        else:
+            shown = [(im.path.stem + ".png", img if variant is None else variant(img, rng), im.dice)
+                     for im, img in photos]
+        write_set(folder, shown)
         folders[name] = folder
     return folders
 

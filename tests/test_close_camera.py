@@ -17,7 +17,7 @@ import pytest
 from reader.commands.evaluate import evaluate_images
 from reader.vision.evaluate import summarise
 from reader.vision.other_cameras import close_up
-from reader.vision.realdata import load_set, realdata_root, write_labels
+from reader.vision.realdata import load_set, realdata_root, write_set
 from reader.vision.recognizer import Recognizer
 
 NELL = realdata_root() / "tray-d6-nell"
@@ -29,13 +29,9 @@ pytestmark = pytest.mark.skipif(not (NELL / "labels.jsonl").is_file(), reason=".
 def close_up_windows(out: Path, zoom: int = ZOOM) -> Path:
     """nell's holdout as a camera `zoom` times closer would see it (reader.vision.other_cameras),
     written out as a labeled set."""
-    labels = []
-    for im in (i for i in load_set(NELL) if i.holdout):
-        for k, (big, dice) in enumerate(close_up(cv2.imread(str(im.path)), im.dice, zoom)):
-            name = f"{im.path.stem}_{k}.jpg"
-            cv2.imwrite(str(out / name), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            labels.append((name, dice))
-    write_labels(out, labels)
+    write_set(out, [(f"{im.path.stem}_{k}.jpg", big, dice)
+                    for im in load_set(NELL) if im.holdout
+                    for k, (big, dice) in enumerate(close_up(cv2.imread(str(im.path)), im.dice, zoom))])
     return out
 
 

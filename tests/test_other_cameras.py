@@ -42,3 +42,17 @@ def test_a_set_written_from_variants_reads_back_the_same_dice(tmp_path):
     back = load_set(tmp_path)
     assert [im.name for im in back] == ["a.png", "b.png"]
     assert back[0].dice == dice[:2] and back[1].dice == dice[2:]
+
+
+def test_a_set_written_with_its_images_reads_back(tmp_path):
+    import cv2
+
+    from reader.vision.realdata import write_set
+
+    die = LabeledDie("d6", 3, (10.0, 10.0, 30.0, 30.0))
+    photo = np.random.default_rng(2).integers(0, 255, (40, 50, 3), dtype=np.uint8)
+    write_set(tmp_path, [("a.png", photo, (die,)), ("b.jpg", photo, (die,))])
+    back = load_set(tmp_path)
+    assert [im.name for im in back] == ["a.png", "b.jpg"] and back[0].dice == (die,)
+    assert (cv2.imread(str(back[0].path)) == photo).all()          # lossless where it can be
+    assert cv2.imread(str(back[1].path)).shape == photo.shape

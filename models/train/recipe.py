@@ -73,7 +73,7 @@ def main(argv=None):
     ap.add_argument("--pips-look-blurred-minutes", type=float, default=30,
                     help="the D6's look taught a third time, a tenth of its crops out of focus, with numeral D6 "
                          "rendered alone beside --d6-crops (reader v12: blurred tray-mixed-bartek accepted wrong "
-                         "9 -> 1; 0: not)")
+                         "9 -> 2; 0: not)")
     ap.add_argument("--d6-numeral-crops", type=Path, nargs="*",
                     default=[Path("work/synth/d6n_36"), Path("work/synth/d6n_37")],
                     help="numeral D6 rendered alone (--mix d6-numerals, a third with a plain 6)")

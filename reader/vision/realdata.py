@@ -93,6 +93,22 @@ def write_labels(folder: str | os.PathLike, images: list[tuple[str, tuple[Labele
     return out
 
 
+def write_set(folder: str | os.PathLike, images) -> Path:
+    """A labeled set made from another (benchmarks/other_cameras.py, the camera tests): each
+    (file name, BGR image, dice) saved in `folder`, JPEG at quality 92 for a .jpg name and lossless
+    otherwise, then labels.jsonl (write_labels)."""
+    import cv2
+
+    folder = Path(folder)
+    labels = []
+    for name, img, dice in images:
+        params = [cv2.IMWRITE_JPEG_QUALITY, 92] if name.lower().endswith(".jpg") else []
+        if not cv2.imwrite(str(folder / name), img, params):
+            raise DiceReaderError(f"could not write {folder / name}")
+        labels.append((name, dice))
+    return write_labels(folder, labels)
+
+
 def load_set(folder: str | os.PathLike) -> list[LabeledImage]:
     """Read a labeled set; raises DiceReaderError naming the file and line of a bad label."""
     folder = Path(folder)

@@ -49,8 +49,8 @@ def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: lis
           suffix: str = "_again") -> Path:
     """A look taught again from its own weights, half its draws real dice, at a lower learning
     rate: its first stage learnt the faces mostly from renders, this one leans on real dice
-    (readers v10 and v11). `flags`: the look's own (--dice, --cut, --blur). Returns the new
-    weights, beside the old as NAME`suffix`.pt."""
+    (readers v10 and v11; v12's D6 look a third time, out of focus). `flags`: the look's own
+    (--dice, --cut, --blur). Returns the new weights, beside the old as NAME`suffix`.pt."""
     out = weights.with_name(weights.stem + suffix + ".pt")
     train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4", "--real-share", "0.5",
                          "--out", str(out), "--seed", str(seed)] + flags +

@@ -13,17 +13,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
+from models.train.real_pack import read_pack
 from models.train.reader_data import (Patches, detector_false_alarms, lurig_patches, make_crop, real_tray_patches,
-                                      synth_crop_patches)
+                                      synth_crop_patches, synth_crops_of)
 from models.train.schedule import cosine_lr
 from reader.dice import FACES
 
@@ -77,8 +78,8 @@ def prepare(data: Patches):
 def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
     """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist); the label
     smoothing is spread over those faces only."""
-    k = torch.as_tensor(FACE_COUNT)[type_idx]
-    valid = torch.arange(face_logits.shape[1])[None] < k[:, None]
+    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx]
+    valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
     logp = torch.log_softmax(face_logits.masked_fill(~valid, -1e4), dim=1)
     nll = -logp.gather(1, face_idx[:, None])[:, 0]
     smooth = -(logp * valid).sum(1) / k
@@ -96,6 +97,12 @@ def main(argv=None):
                          "reader was trained without them (models/reader.md says what they did)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or auto (a GPU when torch sees one)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes building batches (1 on two cores; a GPU wants most of its machine's cores)")
+    ap.add_argument("--real-pack", type=Path, default=None, metavar="NPZ",
+                    help="the real dice from models.train.real_pack (trays, type-lurig and, with --hard-negatives, "
+                         "the detector's false alarms), for a machine without ../shared")
     ap.add_argument("--out", type=Path, default=Path("work/reader.pt"))
     ap.add_argument("--init", type=Path, default=None,
                     help="weights to start from: a .pt checkpoint or an exported reader (.onnx)")
@@ -113,40 +120,43 @@ def main(argv=None):
     ap.add_argument("--reload-minutes", type=float, default=4.0,
                     help="pick up crops rendered since the start this often")
     args = ap.parse_args(argv)
+    device = pick_device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
 
     t_load = time.time()
-    data = load_real(args.lurig_boxes, args.lurig_faces)
+    if args.real_pack:
+        data = read_pack(args.real_pack, ("trays", "lurig") + (("false_alarms",) if args.hard_negatives else ()))
+    else:
+        data = load_real(args.lurig_boxes, args.lurig_faces)
     synth_seen = {}
-    for f in args.synth:
-        new = synth_crop_patches(f, args.synth_limit)
+    for f, new in zip(args.synth, synth_crops_of(args.synth, args.synth_limit)):
         synth_seen[str(f)] = new.lines_read
         data.extend(new)
-    if args.hard_negatives:
+    if args.hard_negatives and not args.real_pack:
         data.extend(detector_false_alarms(args.hard_negatives, scenes=args.scenes))
     imgs, ti, fi, si, src, calib, train, w = prepare(data)
     print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
           f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in SHARES})}; "
           f"calibration {int(calib.sum())}", flush=True)
 
-    def build(arrays):
-        """One augmented batch; runs on a worker thread while the previous batch trains (OpenCV
-        releases the GIL), which hides most of the augmentation's time."""
+    def stream(arrays, seed):
+        """Endless augmented batches of these arrays, built by --workers processes."""
         imgs_, ti_, fi_, si_, train_, w_ = arrays
-        idx = rng.choice(train_, size=args.batch, p=w_)
-        x = np.stack([make_crop(imgs_[i], rng, blur_p=args.blur) for i in idx]).astype(np.float32) / 255.0
-        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-        return x, torch.from_numpy(ti_[idx]), torch.from_numpy(fi_[idx]), torch.from_numpy(si_[idx])
 
-    net = (start_from(args.init, lambda: [build((imgs, ti, fi, si, train, w))[0] for _ in range(8)])
+        def build(rng):
+            idx = rng.choice(train_, size=args.batch, p=w_)
+            x = np.stack([make_crop(imgs_[i], rng, blur_p=args.blur) for i in idx])
+            return (torch.from_numpy(x), torch.from_numpy(ti_[idx]), torch.from_numpy(fi_[idx]),
+                    torch.from_numpy(si_[idx]))
+        return build, batch_stream(build, seed, args.workers, pin=device.type == "cuda")
+
+    build, batches = stream((imgs, ti, fi, si, train, w), args.seed)
+    first = np.random.default_rng([args.seed, 99])
+    net = (start_from(args.init, lambda: [to_input(build(first)[0]) for _ in range(8)])
            if args.init else DiceReaderNet())
-    # channels-last runs the depthwise convolutions about 17% faster on the CPU
-    net = net.to(memory_format=torch.channels_last)
+    net = net.to(device, memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
-    builder = ThreadPoolExecutor(1)
-    pending = builder.submit(build, (imgs, ti, fi, si, train, w))
     budget = args.minutes * 60
     t0 = time.time()
     step = 0
@@ -163,6 +173,7 @@ def main(argv=None):
                 added += len(new)
             if added:
                 imgs, ti, fi, si, src, calib, train, w = prepare(data)
+                build, batches = stream((imgs, ti, fi, si, train, w), args.seed + step)
                 print(f"picked up {added} new rendered dice; {len(imgs)} in all", flush=True)
         frac = (time.time() - t0) / budget
         if frac >= 1:
@@ -170,28 +181,29 @@ def main(argv=None):
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, t_i, f_i, s_i = pending.result()
-        pending = builder.submit(build, (imgs, ti, fi, si, train, w))
-        tl, fl, sl = net(x)
+        x, t_i, f_i, s_i = next(batches)
+        t_i, f_i, s_i = t_i.to(device), f_i.to(device), s_i.to(device)
+        tl, fl, sl = net(to_input(x, device))
         loss_t = F.cross_entropy(tl, t_i, label_smoothing=0.05)
         fm = (f_i >= 0) & (s_i != 1)
-        loss_f = masked_face_loss(fl[fm], f_i[fm], t_i[fm]) if fm.any() else tl.sum() * 0
+        loss_f = masked_face_loss(fl[fm], f_i[fm], t_i[fm]) if bool(fm.any()) else tl.sum() * 0
         sm = s_i >= 0
-        loss_s = F.cross_entropy(sl[sm], s_i[sm]) if sm.any() else tl.sum() * 0
+        loss_s = F.cross_entropy(sl[sm], s_i[sm]) if bool(sm.any()) else tl.sum() * 0
         loss = loss_t + loss_f + args.state_weight * loss_s
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
-        for k, v in (("loss", loss.item()), ("type", loss_t.item()), ("face", loss_f.item()), ("state", loss_s.item())):
-            ema[k] = v if k not in ema else 0.98 * ema[k] + 0.02 * v
-        if step % 50 == 0:
+        if step % 10 == 0:  # reading the losses waits for the GPU; not every step
+            for k, v in (("loss", loss), ("type", loss_t), ("face", loss_f), ("state", loss_s)):
+                v = v.item()
+                ema[k] = v if k not in ema else 0.9 * ema[k] + 0.1 * v
+        if step % 200 == 0:
             print(f"step {step} t={time.time()-t0:.0f}s lr={lr:.5f} " +
                   " ".join(f"{k}={v:.3f}" for k, v in ema.items()), flush=True)
-        if step % 500 == 0:
-            torch.save(net.state_dict(), args.out)
-    builder.shutdown(wait=True)
-    torch.save(net.state_dict(), args.out)
+        if step % 2000 == 0:
+            torch.save(cpu_state(net), args.out)
+    torch.save(cpu_state(net), args.out)
     np.savez_compressed(args.out.with_suffix(".calib.npz"), imgs=imgs[calib], ti=ti[calib], fi=fi[calib],
                         si=si[calib], src=src[calib])
     print(f"done: {step} steps in {time.time()-t0:.0f}s -> {args.out}", flush=True)

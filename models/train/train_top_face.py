@@ -23,16 +23,17 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from models.train.augment import defocus, photometric, recolour
+from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
-from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crop_patches
+from models.train.real_pack import read_pack
+from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of
 from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss
 
@@ -76,13 +77,15 @@ def parse_cuts(items: list[str]) -> dict[str, float]:
 
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
-         lurig_dice: tuple[str, ...] | None = None, dice: tuple[str, ...] = tuple(TYPE_SHARE)):
-    """Valued flat dice of the types `dice`, and which of them are calibration dice."""
-    p = real_tray_patches()
+         lurig_dice: tuple[str, ...] | None = None, dice: tuple[str, ...] = tuple(TYPE_SHARE),
+         real_pack: Path | None = None):
+    """Valued flat dice of the types `dice`, and which of them are calibration dice. The real tray
+    dice come from ../shared, or from `real_pack` (models.train.real_pack) where it is absent."""
+    p = read_pack(real_pack, ("trays",)) if real_pack else real_tray_patches()
     if lurig_faces:
         p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
-    for f in synth:
-        p.extend(synth_crop_patches(f))
+    for q in synth_crops_of(synth):
+        p.extend(q)
     imgs, ti, fi, si, src = p.arrays()
     keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in dice])
     imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
@@ -136,8 +139,15 @@ def main(argv=None):
                     help="share of the crops shown out of focus, far blurrier than photometric's (augment.defocus; "
                          "default 0, as the committed looks were taught)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or auto (a GPU when torch sees one)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes building batches (1 on two cores; a GPU wants most of its machine's cores)")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--real-pack", type=Path, default=None, metavar="NPZ",
+                    help="the real tray dice from models.train.real_pack, for a machine without ../shared")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    device = pick_device(args.device)
     cuts = parse_cuts(args.cut)
     cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
     # the cuts travel with the weights (export reads them), so they are never stated twice
@@ -148,47 +158,45 @@ def main(argv=None):
     args.out.with_suffix(".meta.json").write_text(json.dumps(said) + "\n")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
     t_load = time.time()
     imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces,
-                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice)
+                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack)
     train = np.nonzero(~calib)[0]
     w = draw_weights(ti, src, train, dice, args.real_share)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
 
-    def build():
-        idx = rng.choice(train, size=64, p=w)
+    def build(rng):
+        idx = rng.choice(train, size=args.batch, p=w)
         x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour, blur_p=args.blur)
-                      for i in idx]).astype(np.float32) / 255.0
-        x = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
-        return x, torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
+                      for i in idx])
+        return torch.from_numpy(x), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
 
-    net = start_from(args.init, lambda: [build()[0] for _ in range(8)]) if args.init else DiceReaderNet()
-    net = net.to(memory_format=torch.channels_last)
+    first = np.random.default_rng([args.seed, 99])
+    net = (start_from(args.init, lambda: [to_input(build(first)[0]) for _ in range(8)]) if args.init
+           else DiceReaderNet())
+    net = net.to(device, memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
 
-    builder = ThreadPoolExecutor(1)
-    pending = builder.submit(build)
+    batches = batch_stream(build, args.seed, args.workers, pin=device.type == "cuda")
     budget, t0, step, ema = args.minutes * 60, time.time(), 0, None
     while (frac := (time.time() - t0) / budget) < 1:
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, t_i, f_i = pending.result()
-        pending = builder.submit(build)
-        _, face_logits, _ = net(x)
-        loss = masked_face_loss(face_logits, f_i, t_i)
+        x, t_i, f_i = next(batches)
+        _, face_logits, _ = net(to_input(x, device))
+        loss = masked_face_loss(face_logits, f_i.to(device), t_i.to(device))
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
-        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
-        if step % 100 == 0:
+        if step % 20 == 0:  # reading the loss waits for the GPU; not every step
+            ema = loss.item() if ema is None else 0.9 * ema + 0.1 * loss.item()
+        if step % 200 == 0:
             print(f"step {step} t={time.time() - t0:.0f}s lr={lr:.5f} face={ema:.3f}", flush=True)
-        if step % 1000 == 0:
-            torch.save(net.state_dict(), args.out)
-    builder.shutdown(wait=True)
-    torch.save(net.state_dict(), args.out)
+        if step % 2000 == 0:
+            torch.save(cpu_state(net), args.out)
+    torch.save(cpu_state(net), args.out)
     print(f"done: {step} steps in {time.time() - t0:.0f}s -> {args.out}", flush=True)
 
 

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The recipe's heavy steps on a lent GPU machine (the `device` tool: 16 cores, one NVIDIA GPU,
+# Python 3.12 with torch, opencv, onnx; no network, no ../shared, nothing of ours installed).
+#
+#   bash models/train/gpu.sh render SECONDS all:8,numerals:6,d20-sharp:2 check
+#   bash models/train/gpu.sh train MINUTES whole,top
+#
+# Steps run in the order given: `render SECONDS MIXES` renders crops for SECONDS, one bulk process
+# per core, as many processes of each mix as MIXES says (16 in all; d20-sharp is --mix d20
+# --resample-min 0.6); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx)
+# at once, from the committed models, sharing the cores between their batch builders.
+# What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
+# "On a GPU machine", has the commands):
+#   render: .whl/ (moderngl, glcontext for Python 3.12), .gl/ (the GL loader debs, unpacked over
+#           / there), .dev/fonts/ (the renderer's numeral fonts at their Debian paths)
+#   check, train: work/pack/ (the real dice: python -m models.train.real_pack)
+# A call removes there the carried paths it does not name again, but keeps what a command wrote:
+# the renders in work/dsynth/ stay while the machine is warm (30 s after a call), so `train`
+# follows `render` in the very next call. Weights and logs go to $OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD
+
+gl_setup() {
+    # the renderer's needs: GL loaders (NVIDIA's EGL does the drawing), moderngl, the fonts
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    export PYTHONPATH=/tmp/site:$PWD
+    cp -r .dev/fonts/usr/share/. /usr/share/  # the renderer names its fonts by their Debian paths
+    local icd=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+    if [ -f "$icd" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$icd; fi
+}
+
+render() {
+    local seconds=$1
+    gl_setup
+    mkdir -p work/dsynth
+    python3 -c "from reader.synth.textures import fonts; print(len(fonts()), 'numeral fonts')"
+    # a GL context that will not start fails here in seconds, not in sixteen logs
+    python3 -m reader.synth.bulk crops --out /tmp/gl-check --count 2 --seed 1 || { echo "renderer: no GL context"; exit 1; }
+    # seeds from SEED0 (default 101) on, none of which the committed models saw
+    local seed=${SEED0:-101} spec mix count extra
+    for spec in ${2//,/ }; do
+        mix=${spec%%:*} count=${spec##*:} extra=""
+        if [ "$mix" = d20-sharp ]; then mix=d20; extra="--resample-min 0.6"; fi
+        for _ in $(seq "$count"); do
+            timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
+                --seed "$seed" --mix "$mix" $extra > "work/dsynth/s$seed.log" 2>&1 &
+            seed=$((seed + 1))
+        done
+    done
+    wait || true
+    echo "rendered $(cat work/dsynth/s*/labels.jsonl 2>/dev/null | wc -l) crops in ${seconds}s"
+    tail -n 2 "work/dsynth/s${SEED0:-101}.log"
+}
+
+check() {
+    # both trainers for a few seconds on the GPU with one render folder: a CUDA or loader fault
+    # shows here, before the long run
+    python3 -m models.train.train_reader --device cuda --workers 4 --batch 256 --init models/reader.onnx \
+        --real-pack work/pack/real_pack.npz --hard-negatives models/detector.onnx --synth work/dsynth/s101 \
+        --minutes 0.25 --out /tmp/check_whole.pt 2>&1 | tail -n 3
+    python3 -m models.train.train_top_face --device cuda --workers 4 --batch 256 --init models/reader_top.onnx \
+        --real-pack work/pack/real_pack.npz --synth work/dsynth/s109 --minutes 0.25 --out /tmp/check_top.pt 2>&1 | tail -n 3
+}
+
+train() {
+    local minutes=$1 looks=(${2//,/ })
+    local synth=() workers=$((14 / ${#looks[@]}))
+    for d in work/dsynth/s*/; do synth+=(--synth "$d"); done
+    nvidia-smi --query-gpu=name,memory.used --format=csv,noheader
+    # the augmentation is the bottleneck (the GPU is nearly idle with networks this small): the
+    # looks share 14 batch builders, one core each
+    local common=(--device cuda --workers "$workers" --threads 1 --batch 256 --minutes "$minutes"
+                  --real-pack work/pack/real_pack.npz)
+    for look in "${looks[@]}"; do
+        case "$look" in
+            whole) python3 -m models.train.train_reader "${common[@]}" --lr 3e-4 --init models/reader.onnx \
+                       --hard-negatives models/detector.onnx --blur 0.1 "${synth[@]}" --reload-minutes 1000 \
+                       --seed 22 --out "$OUT/whole.pt" > "$OUT/whole.log" 2>&1 & ;;
+            top) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
+                     "${synth[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
+            d10) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d10.onnx \
+                     --dice d10 --real-share 0.5 "${synth[@]}" --seed 23 --out "$OUT/d10.pt" > "$OUT/d10.log" 2>&1 & ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10)"; exit 2 ;;
+        esac
+    done
+    wait
+    for look in "${looks[@]}"; do tail -n 2 "$OUT/$look.log"; done
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        render|train) "$1" "$2" "$3"; shift 3 ;;
+        check) check; shift ;;
+        *) echo "gpu.sh: unknown step $1 (render SECONDS MIXES, check, train MINUTES LOOKS)"; exit 2 ;;
+    esac
+done

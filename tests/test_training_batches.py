@@ -1,0 +1,86 @@
+"""What the GPU trainers stand on (models.train.batches, models.train.real_pack): batches built by
+worker processes, each its own, that reach the network as the CPU trainers' did; and the real
+dice packed for a machine without ../shared, coming back as the trainers read them, with no
+calibration die among them. A batch builder that hung after a fork (OpenCV's thread pool did) or
+workers that drew the same batches would waste a GPU lease; a pack that let calibration dice
+through would make the calibration a test on training data. Needs the training extras (torch)."""
+
+import cv2
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from models.train.batches import batch_stream, to_input  # noqa: E402
+from models.train.reader_data import CTX, Patches  # noqa: E402
+from models.train.real_pack import read_pack, write  # noqa: E402
+from models.train.train_reader import is_calibration  # noqa: E402
+
+
+def _build(rng):
+    """A batch of 4 'crops' made of the rng's draws, with OpenCV work in it as the real builders."""
+    x = rng.integers(0, 256, (4, 12, 12, 3), dtype=np.uint8)
+    x = np.stack([cv2.GaussianBlur(im, (3, 3), 0.8) for im in x])
+    return torch.from_numpy(x), torch.from_numpy(rng.integers(0, 5, 4))
+
+
+def test_workers_build_batches_of_their_own_after_opencv_was_used_here():
+    cv2.GaussianBlur(np.zeros((64, 64, 3), np.uint8), (5, 5), 1.0)  # the parent's pool in use
+    stream = batch_stream(_build, seed=3, workers=2)
+    batches = [next(stream)[0].numpy().tobytes() for _ in range(8)]
+    assert len(set(batches)) == 8
+
+
+@pytest.mark.parametrize("workers", [0, 1], ids=["in process", "one worker"])
+def test_a_seed_gives_the_same_batches_again(workers):
+    a, b = batch_stream(_build, 5, workers), batch_stream(_build, 5, workers)
+    for _ in range(3):
+        assert torch.equal(next(a)[0], next(b)[0])
+
+
+def test_a_uint8_batch_becomes_the_networks_input():
+    x = torch.from_numpy(np.full((2, 96, 96, 3), 255, np.uint8))
+    x[1, 10, 20] = torch.tensor([0, 51, 102], dtype=torch.uint8)
+    y = to_input(x)
+    assert y.shape == (2, 3, 96, 96) and y.dtype == torch.float32
+    assert y.is_contiguous(memory_format=torch.channels_last)
+    assert y[0].min() == 1.0 and torch.allclose(y[1, :, 10, 20], torch.tensor([0.0, 0.2, 0.4]))
+
+
+def _patches(n, seed, source):
+    rng = np.random.default_rng(seed)
+    p = Patches()
+    for i in range(n):
+        img = cv2.GaussianBlur(rng.integers(0, 256, (CTX, CTX, 3), dtype=np.uint8), (0, 0), 3)
+        if source.endswith(":none"):
+            p.add(img, "none", None, None, source)
+        else:
+            p.add(img, ("d6", "d10", "d20")[i % 3], 1 + i % 6, "flat", source)
+    return p
+
+
+def test_the_pack_gives_the_dice_back_less_the_calibration_dice(tmp_path):
+    parts = {"trays": _patches(60, 1, "tray-mixed-bartek"), "false_alarms": _patches(30, 2, "tray-d6-nell:none")}
+    counts = write(tmp_path / "pack.npz", parts)
+    kept = {name: [i for i, im in enumerate(p.images) if not is_calibration(im)] for name, p in parts.items()}
+    assert counts == {name: len(k) for name, k in kept.items()}
+    assert 0 < counts["trays"] < 60  # some of 60 are calibration dice (8%, by their pixels)
+
+    trays = read_pack(tmp_path / "pack.npz", ("trays",))
+    want = parts["trays"]
+    assert [want.source[i] for i in kept["trays"]] == trays.source
+    assert [want.type_idx[i] for i in kept["trays"]] == trays.type_idx
+    assert [want.face_idx[i] for i in kept["trays"]] == trays.face_idx
+    assert [want.state_idx[i] for i in kept["trays"]] == trays.state_idx
+    for i, img in zip(kept["trays"], trays.images):
+        assert img.shape == (CTX, CTX, 3)
+        assert np.abs(img.astype(int) - want.images[i].astype(int)).mean() < 4  # JPEG, not another image
+
+    both = read_pack(tmp_path / "pack.npz")
+    assert len(both) == counts["trays"] + counts["false_alarms"]
+    assert set(both.face_idx[counts["trays"]:]) == {-1}  # table patches have no face
+
+
+def test_a_part_the_trainers_do_not_know_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown part"):
+        write(tmp_path / "pack.npz", {"scenes": _patches(3, 1, "synth")})

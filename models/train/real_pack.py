@@ -7,13 +7,14 @@ detector's false alarms on the training frames), leaves out every calibration di
 its pixels before any compression, train_reader.is_calibration), and stores each 144 px context
 patch as a JPEG (quality 85, no rougher than the JPEG the training applies anyway: about 4 KB, so
 the whole real set travels with a call's 64 MiB). `read` gives them back as the trainers' Patches,
-by part.
+by part. The trainers take their calibration dice out again by the pixels they read, and a
+decoded JPEG has other pixels: so a patch whose decoded pixels would be taken for a calibration
+die is encoded again a quality step lower until they are not, and a trainer on the pack trains on
+every die in it, as many as on ../shared.
 
     python -m models.train.real_pack --out work/real_pack.npz
 
-The pack lives in work/ (ignored): it is the real photos' pixels, never committed. A trainer on a
-pack still takes its own 8% of calibration dice out of the decoded patches (whose pixels differ
-from the originals), so it trains on about 8% fewer real dice than on ../shared.
+The pack lives in work/ (ignored): it is the real photos' pixels, never committed.
 """
 
 from __future__ import annotations
@@ -50,16 +51,24 @@ def write(out: Path, parts: dict[str, Patches]) -> dict[str, int]:
         for img, t, f, s, so in zip(p.images, p.type_idx, p.face_idx, p.state_idx, p.source):
             if is_calibration(img):
                 continue
-            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
-            if not ok:
-                raise RuntimeError(f"could not encode a {name} patch")
-            blobs.append(buf.tobytes())
+            blobs.append(_encode_as_training(img, is_calibration))
             ti.append(t), fi.append(f), si.append(s), src.append(so), part.append(name)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, jpeg=np.frombuffer(b"".join(blobs), np.uint8), lengths=np.array([len(b) for b in blobs], np.int64),
              type_idx=np.array(ti, np.int64), face_idx=np.array(fi, np.int64), state_idx=np.array(si, np.int64),
              source=np.array(src, dtype=str), part=np.array(part, dtype=str))
     return {name: part.count(name) for name in parts}
+
+
+def _encode_as_training(img: np.ndarray, is_calibration) -> bytes:
+    """JPEG bytes of `img` whose decoded pixels a trainer keeps for training (see the docstring)."""
+    for quality in range(QUALITY, QUALITY - 30, -1):
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not ok:
+            raise RuntimeError("could not encode a patch as JPEG")
+        if not is_calibration(cv2.imdecode(buf, cv2.IMREAD_COLOR)):
+            return buf.tobytes()
+    raise RuntimeError("no JPEG quality gives this patch training pixels")  # 0.08 ** 30: never
 
 
 def read_pack(path: Path, parts: tuple[str, ...] = PARTS) -> Patches:

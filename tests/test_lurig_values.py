@@ -46,3 +46,17 @@ def test_faces_come_in_turntable_runs(values, photos, die):
     # ten or so dice-and-face runs of 12-40 photos each, not a value per photo
     assert 8 <= runs <= 14, runs
     assert len(names) / runs >= 15
+
+
+def test_the_faces_make_a_set_evaluate_scores_with_each_photo_its_face(tmp_path, values, photos):
+    """models.train.lurig_faces_set: the faces read by eye as a labeled set (links, labels.jsonl)
+    that evaluate reads, each photo with its type from type-lurig and its face from the file."""
+    from models.train.lurig_faces_set import write
+
+    counts = write(tmp_path / "faces")
+    got = {li.name: li for li in load_set(tmp_path / "faces")}
+    assert set(got) == set(values) and sum(counts.values()) == len(values)
+    for name, li in got.items():
+        (die,) = li.dice
+        assert die.value == values[name] and die.die == photos[name].dice[0].die and die.box is None
+        assert li.path.resolve() == photos[name].path.resolve()

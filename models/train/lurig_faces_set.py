@@ -1,0 +1,58 @@
+"""type-lurig's faces read by eye, as a labeled set `dice-reader evaluate` scores.
+
+    python -m models.train.lurig_faces_set --out work/lurig_faces
+    dice-reader evaluate --all-images work/lurig_faces [--models DIR]
+
+type-lurig gives die types only; models/train/lurig_values.json holds the faces of its D8, D10 and
+D20 photographed from above, read by eye (859 photos of dice from makers no tray set has). No
+committed network was taught those faces, so this is the nearest thing here to the numeral dice
+the reader is scored on and nobody here has: session 20 chose between reader candidates with it
+(models/reader.md). The whole look did learn their types on type-lurig's training four-fifths,
+and `calibrate` fits its temperatures on them too, so it is a proxy, not a holdout. The set is
+links to ../shared/realdata's photos and a labels.jsonl, in work/ (never committed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+from reader.vision.realdata import load_set, realdata_root, write_labels
+
+VALUES = Path(__file__).with_name("lurig_values.json")
+
+
+def write(out: Path, values_file: Path = VALUES) -> dict[str, int]:
+    """Write the set (links and labels.jsonl) to `out`; how many dice of each type it holds."""
+    values = {k: int(v) for k, v in json.loads(values_file.read_text())["values"].items()}
+    source = realdata_root() / "type-lurig"
+    if not (source / "labels.jsonl").is_file():
+        raise SystemExit(f"{source}: type-lurig is not here (../shared/realdata)")
+    out.mkdir(parents=True, exist_ok=True)
+    rows, counts = [], {}
+    for li in load_set(source):
+        if li.name not in values:
+            continue
+        link = out / li.name
+        if not link.exists():
+            os.symlink(li.path.resolve(), link)
+        die = dataclasses.replace(li.dice[0], value=values[li.name])
+        rows.append((li.name, [die]))
+        counts[die.die] = counts.get(die.die, 0) + 1
+    write_labels(out, rows)
+    return counts
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("work/lurig_faces"))
+    args = ap.parse_args(argv)
+    counts = write(args.out)
+    print(f"{args.out}: {sum(counts.values())} dice {counts}")
+
+
+if __name__ == "__main__":
+    main()

@@ -61,3 +61,34 @@ def test_refitted_batchnorm_keeps_the_readings_and_normalises_a_training_batch()
 def test_a_missing_starting_point_is_refused_not_trained_from_scratch(tmp_path):
     with pytest.raises(SystemExit, match="no such file"):
         start_from(tmp_path / "reader.pt", lambda: [])
+
+
+SOUP_ENDS = {"all of the first": (0.0, "reader.onnx"), "all of the second": (1.0, "reader_top.onnx")}
+
+
+@pytest.mark.parametrize("share, reads_as", SOUP_ENDS.values(), ids=SOUP_ENDS.keys())
+def test_a_soup_at_either_end_reads_as_that_model(share, reads_as):
+    """models.train.soup: weights averaged with the second's share; at 0 or 1 it is that model."""
+    from models.train.nets import DiceReaderNet
+    from models.train.soup import soup
+
+    net = DiceReaderNet()
+    net.load_state_dict(soup(MODELS / "reader.onnx", MODELS / "reader_top.onnx", share))
+    net.eval()
+    x = _crops(3)
+    with torch.no_grad():
+        got = [t.numpy() for t in net(torch.from_numpy(x))]
+    for w, g in zip(OnnxModel(MODELS / reads_as)(x), got):
+        np.testing.assert_allclose(g, w, atol=1e-3)
+
+
+def test_a_soup_is_the_weights_average_and_a_share_outside_0_1_is_refused():
+    from models.train.soup import soup
+
+    a = reader_from_onnx(MODELS / "reader.onnx").state_dict()
+    b = reader_from_onnx(MODELS / "reader_top.onnx").state_dict()
+    s = soup(MODELS / "reader.onnx", MODELS / "reader_top.onnx", 0.3)
+    for k in ("features.0.0.weight", "face_head.weight", "type_head.bias"):
+        torch.testing.assert_close(s[k], 0.7 * a[k] + 0.3 * b[k])
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        soup(MODELS / "reader.onnx", MODELS / "reader_top.onnx", 1.5)

@@ -1,0 +1,130 @@
+"""A new whole look or second look measured against the release, by the rule that ships a reader.
+
+    python -m models.train.candidate NAME [--whole RAW.onnx] [--look reader_top.onnx=NEW.onnx ...]
+
+Makes work/candidates/NAME/, a models folder: the release's files (models/) with the new ones in,
+calibrated keeping the release's thresholds and its looks' dice and pooling weights (`calibrate
+--thresholds-from`, every look's place read from the release's own metadata, so nothing is
+restated by hand), the calibration written in with `export calibration`. Then `dice-reader
+evaluate` on every scored set, and a table beside the release's figures (models/ as committed,
+measured once into work/candidates/release.json). Since reader v9 a candidate ships only when no
+set lets more wrong through and no more cocked dice are given a value; the table marks each set
+that does. Sessions 18-20 wrote this by hand as work-side scripts, once per session.
+
+Needs the calibration dice (`python -m models.train.calib_set`, work/reader.calib.npz) and
+../shared/realdata; `--sets` adds any labeled set (the still trays at 1280x720, work/lurig_faces).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SETS = ("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo", "type-lurig", "crops-fickett", "fixtures/stills")
+LOOK_WEIGHT_DEFAULT = 0.5  # calibrate's --top-face-weight
+
+
+def calibrate_args(top_face: list[dict], folder: Path) -> list[str]:
+    """calibrate's look arguments for the looks in `folder`, as the release's metadata (`top_face`)
+    places them: each look's file, the dice of the one that names none of its own (the numeral
+    look), and every weight other than calibrate's default."""
+    args, shared_dice = [], []
+    for look in top_face:
+        args += ["--top-face", str(folder / look["model"])]
+        if look["model"] == "reader_top.onnx":  # the numeral look: its dice are the release's say
+            shared_dice = list(look["dice"])
+        if look.get("weight", LOOK_WEIGHT_DEFAULT) != LOOK_WEIGHT_DEFAULT:
+            args += ["--look-weight", f"{look['model']}={look['weight']}"]
+    if shared_dice:
+        args += ["--top-face-dice", *shared_dice]
+    return args
+
+
+def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list[str]]:
+    """Table lines (set: right and accepted-wrong, release -> candidate; cocked dice given a value)
+    and the sets on which the candidate lets more through than the release (the shipping rule).
+    The two lists are the same sets in the same order (evaluate's figures for each)."""
+    lines, worse = [], []
+    for r, c in zip(release, candidate, strict=True):
+        more = c["accepted_wrong"] > r["accepted_wrong"] or c["cocked_given_value"] > r["cocked_given_value"]
+        if more:
+            worse.append(c["set"])
+        cocked = (f", cocked valued {r['cocked_given_value']} -> {c['cocked_given_value']}"
+                  if r["cocked_labeled"] else "")
+        typ = f", type {100 * r['type_accuracy']:.2f} -> {100 * c['type_accuracy']:.2f}%"
+        lines.append(f"{c['set']}: right {r['right']} -> {c['right']}, wrong {r['accepted_wrong']} -> "
+                     f"{c['accepted_wrong']}{cocked}{typ}{'   MORE WRONG' if more else ''}")
+    return lines, worse
+
+
+def _run(cmd: list[str], log: Path) -> None:
+    with log.open("a") as f:
+        done = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed (exit {done.returncode}); see {log}")
+
+
+def evaluate(models: Path, sets: list[str], out: Path) -> list[dict]:
+    with out.open("w") as f:
+        done = subprocess.run(["dice-reader", "evaluate", "--models", str(models), "--json", "--no-sheet", *sets],
+                              stdout=f, stderr=subprocess.DEVNULL)
+    if done.returncode:
+        raise SystemExit(f"evaluate with {models} failed (exit {done.returncode})")
+    return json.loads(out.read_text())["sets"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("name")
+    ap.add_argument("--whole", type=Path, default=None,
+                    help="the whole look to try (an export of train_reader's weights); default the release's")
+    ap.add_argument("--look", nargs="*", default=[], metavar="FILE=NEW.onnx",
+                    help="a second look of the release (reader_top.onnx, reader_top_d6.onnx, reader_top_d10.onnx) replaced")
+    ap.add_argument("--calib", type=Path, default=Path("work/reader.calib.npz"))
+    ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
+    ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
+    ap.add_argument("--out", type=Path, default=Path("work/candidates"))
+    args = ap.parse_args(argv)
+    from reader.vision.onnx_model import OnnxModel
+
+    release_meta = OnnxModel(args.models / "reader.onnx").meta
+    top_face = release_meta["top_face"]
+    folder = args.out / args.name
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in args.models.glob("*.onnx"):
+        shutil.copy(f, folder / f.name)
+    for item in args.look:
+        name, _, new = item.partition("=")
+        if name not in {t["model"] for t in top_face} or not Path(new).is_file():
+            ap.error(f"--look {item!r}: give FILE=NEW.onnx, FILE one of {', '.join(t['model'] for t in top_face)}")
+        shutil.copy(new, folder / name)
+    whole = args.whole or args.models / "reader.onnx"
+    log = folder / "candidate.log"
+    log.write_text("")
+    py = sys.executable
+    _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
+          *calibrate_args(top_face, folder), "--thresholds-from", str(args.models / "reader.onnx")], log)
+    _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
+          "--meta", str(folder / "calibration.json"), "--version", args.name], log)
+    sets = list(SETS) + list(args.sets)
+    release_file = args.out / "release.json"  # the release's figures by set as given, measured once
+    release = json.loads(release_file.read_text()) if release_file.is_file() else {}
+    for s in sets:
+        if s not in release:
+            print(f"measuring the release on {s}", file=sys.stderr)
+            (release[s],) = evaluate(args.models, [s], args.out / "release.part.json")
+            release_file.write_text(json.dumps(release, indent=1))
+    candidate = evaluate(folder, sets, folder / "eval.json")
+    lines, worse = compare([release[x] for x in sets], candidate)
+    print("\n".join(lines))
+    print(f"{args.name}: " + (f"lets more through on {', '.join(worse)}: not shipped by the rule" if worse
+                              else "no set lets more through than the release"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

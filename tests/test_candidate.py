@@ -1,0 +1,49 @@
+"""models.train.candidate measures a new look against the release by the rule that ships a reader:
+it must place every look as the release does (a look calibrated with another weight or other dice
+is another reader than the one measured), and must mark every set on which the candidate lets more
+wrong readings, or more cocked dice, through."""
+
+from pathlib import Path
+
+import pytest
+
+from models.train.candidate import calibrate_args, compare
+from reader.vision.onnx_model import OnnxModel
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def test_the_looks_are_placed_as_the_release_places_them():
+    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
+    args = calibrate_args(top_face, Path("cand"))
+    # the commands reader v10-v13 were calibrated with (models/README.md)
+    assert args == ["--top-face", "cand/reader_top.onnx",
+                    "--top-face", "cand/reader_top_d6.onnx", "--look-weight", "reader_top_d6.onnx=0.75",
+                    "--top-face", "cand/reader_top_d10.onnx",
+                    "--top-face-dice", "d12", "d20", "d8"]
+
+
+def _set(right, wrong, cocked=0, cocked_labeled=0, name="s"):
+    return {"set": name, "right": right, "accepted_wrong": wrong, "cocked_given_value": cocked,
+            "cocked_labeled": cocked_labeled, "type_accuracy": 0.99}
+
+
+CASES = {
+    "reads more, as many wrong": (_set(400, 7), _set(425, 7), False),
+    "reads less, fewer wrong": (_set(400, 7), _set(390, 5), False),
+    "one more wrong": (_set(873, 7), _set(875, 8), True),
+    "one more cocked die valued": (_set(402, 7, 6, 110), _set(441, 5, 7, 110), True),
+}
+
+
+@pytest.mark.parametrize("release, candidate, more_wrong", CASES.values(), ids=CASES.keys())
+def test_a_set_that_lets_more_through_is_marked(release, candidate, more_wrong):
+    lines, worse = compare([release], [candidate])
+    assert (worse == ["s"]) == more_wrong
+    assert lines[0].endswith("MORE WRONG") == more_wrong
+    assert f"right {release['right']} -> {candidate['right']}" in lines[0]
+
+
+def test_figures_of_other_sets_are_never_compared():
+    with pytest.raises(ValueError):
+        compare([_set(1, 0), _set(2, 0)], [_set(1, 0)])

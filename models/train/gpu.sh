@@ -17,7 +17,8 @@
 #   check, train: work/pack/ (the real dice: python -m models.train.real_pack)
 # A call removes there the carried paths it does not name again, but keeps what a command wrote:
 # the renders in work/dsynth/ stay while the machine is warm (30 s after a call), so `train`
-# follows `render` in the very next call. Weights and logs go to $OUT.
+# follows `render` in the very next call. Weights, logs and a sheet of the renders (renders.png:
+# the first 8 crops of each folder, to view beside crops rendered here) go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PYTHONUNBUFFERED=1
@@ -54,7 +55,28 @@ render() {
     done
     wait || true
     echo "rendered $(cat work/dsynth/s*/labels.jsonl 2>/dev/null | wc -l) crops in ${seconds}s"
+    # what NVIDIA's EGL drew, to look at beside the crops rendered here (llvmpipe)
+    sheet "$OUT/renders.png" work/dsynth/s*/
     tail -n 2 "work/dsynth/s${SEED0:-101}.log"
+}
+
+sheet() {
+    # a contact sheet of the first 8 crops of each render folder (one row per folder)
+    local out=$1; shift
+    python3 - "$out" "$@" <<'PY'
+import sys
+from pathlib import Path
+import cv2
+import numpy as np
+rows = []
+for folder in sys.argv[2:]:
+    names = sorted(Path(folder).glob("*.jpg"))[:8]
+    tiles = [cv2.resize(cv2.imread(str(n)), (128, 128)) for n in names]
+    tiles += [np.zeros((128, 128, 3), np.uint8)] * (8 - len(tiles))
+    rows.append(np.hstack(tiles))
+if rows:
+    cv2.imwrite(sys.argv[1], np.vstack(rows))
+PY
 }
 
 check() {

@@ -30,15 +30,15 @@ import numpy as np
 
 from models.train import single_boxes
 from models.train.nets import STATES, TYPES
-from models.train.reader_data import (Patches, detector_false_alarms, single_die_patches, synth_crop_patches,
-                                      synth_scene_patches)
+from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, single_die_patches,
+                                      synth_crop_patches, synth_scene_patches)
 from models.train.train_reader import is_calibration, load_real
 
 
 def lurig_faces(lurig_boxes: Path, faces_file: Path) -> Patches:
     """Every type-lurig photo whose face was read by eye (both fifths), source "type-lurig:faces":
     real dice of makers no tray set has, whose faces no committed network was taught."""
-    values = {k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
+    values = lurig_values(faces_file)
     boxes = json.loads(lurig_boxes.read_text())
     out = Patches()
     for holdout in (False, True):

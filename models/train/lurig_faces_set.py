@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 from pathlib import Path
 
+from models.train.reader_data import lurig_values
 from reader.vision.realdata import load_set, realdata_root, write_labels
 
 VALUES = Path(__file__).with_name("lurig_values.json")
@@ -27,7 +27,7 @@ VALUES = Path(__file__).with_name("lurig_values.json")
 
 def write(out: Path, values_file: Path = VALUES) -> dict[str, int]:
     """Write the set (links and labels.jsonl) to `out`; how many dice of each type it holds."""
-    values = {k: int(v) for k, v in json.loads(values_file.read_text())["values"].items()}
+    values = lurig_values(values_file)
     source = realdata_root() / "type-lurig"
     if not (source / "labels.jsonl").is_file():
         raise SystemExit(f"{source}: type-lurig is not here (../shared/realdata)")

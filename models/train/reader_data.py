@@ -196,6 +196,11 @@ def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout
     return out
 
 
+def lurig_values(faces_file: Path) -> dict[str, int]:
+    """type-lurig's faces read by eye (models/train/lurig_values.json): photo name -> face."""
+    return {k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
+
+
 def lurig_patches(boxes_file: Path | None, faces_file: Path | None = None,
                   dice: tuple[str, ...] | None = None) -> Patches:
     """type-lurig's training four-fifths, each die in the detector's box where `boxes_file`
@@ -203,8 +208,7 @@ def lurig_patches(boxes_file: Path | None, faces_file: Path | None = None,
     D8, D10 and D20 seen from above, read by eye) has its face; with `dice`, only those types'
     faces (the others stay type-only)."""
     boxes = json.loads(boxes_file.read_text()) if boxes_file and boxes_file.exists() else None
-    values = ({k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
-              if faces_file else None)
+    values = lurig_values(faces_file) if faces_file else None
     if values and dice:
         die_of = {im.name: im.dice[0].die for im in load_set(realdata_root() / "type-lurig") if im.dice}
         values = {k: v for k, v in values.items() if die_of.get(k) in dice}

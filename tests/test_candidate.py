@@ -47,3 +47,16 @@ def test_a_set_that_lets_more_through_is_marked(release, candidate, more_wrong):
 def test_figures_of_other_sets_are_never_compared():
     with pytest.raises(ValueError):
         compare([_set(1, 0), _set(2, 0)], [_set(1, 0)])
+
+
+def test_the_release_figures_are_measured_again_when_a_model_changes(tmp_path):
+    """The release's figures are cached by a digest of its model files: a new release (or a
+    model replaced by hand) must not be compared through the last release's figures."""
+    from models.train.candidate import release_digest
+
+    for name in ("reader.onnx", "detector.onnx"):
+        (tmp_path / name).write_bytes(b"weights of " + name.encode())
+    before = release_digest(tmp_path)
+    assert release_digest(tmp_path) == before
+    (tmp_path / "reader.onnx").write_bytes(b"weights of a new release")
+    assert release_digest(tmp_path) != before

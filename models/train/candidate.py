@@ -7,7 +7,7 @@ calibrated keeping the release's thresholds and its looks' dice and pooling weig
 --thresholds-from`, every look's place read from the release's own metadata, so nothing is
 restated by hand), the calibration written in with `export calibration`. Then `dice-reader
 evaluate` on every scored set, and a table beside the release's figures (models/ as committed,
-measured once into work/candidates/release.json). Since reader v9 a candidate ships only when no
+measured once into work/candidates/release.json, and again whenever a model file changes). Since reader v9 a candidate ships only when no
 set lets more wrong through and no more cocked dice are given a value; the table marks each set
 that does. Sessions 18-20 wrote this by hand as work-side scripts, once per session.
 
@@ -18,6 +18,7 @@ Needs the calibration dice (`python -m models.train.calib_set`, work/reader.cali
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -59,6 +60,14 @@ def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list
         lines.append(f"{c['set']}: right {r['right']} -> {c['right']}, wrong {r['accepted_wrong']} -> "
                      f"{c['accepted_wrong']}{cocked}{typ}{'   MORE WRONG' if more else ''}")
     return lines, worse
+
+
+def release_digest(models: Path) -> str:
+    """What the release's cached figures were measured with: a digest of its model files."""
+    h = hashlib.sha1()
+    for f in sorted(models.glob("*.onnx")):
+        h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
 
 
 def _run(cmd: list[str], log: Path) -> None:
@@ -111,13 +120,15 @@ def main(argv=None) -> int:
     _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
           "--meta", str(folder / "calibration.json"), "--version", args.name], log)
     sets = list(SETS) + list(args.sets)
-    release_file = args.out / "release.json"  # the release's figures by set as given, measured once
-    release = json.loads(release_file.read_text()) if release_file.is_file() else {}
+    # the release's figures by set as given, measured once for these model files
+    release_file, digest = args.out / "release.json", release_digest(args.models)
+    cached = json.loads(release_file.read_text()) if release_file.is_file() else {}
+    release = cached.get("sets", {}) if cached.get("models") == digest else {}
     for s in sets:
         if s not in release:
             print(f"measuring the release on {s}", file=sys.stderr)
             (release[s],) = evaluate(args.models, [s], args.out / "release.part.json")
-            release_file.write_text(json.dumps(release, indent=1))
+            release_file.write_text(json.dumps({"models": digest, "sets": release}, indent=1))
     candidate = evaluate(folder, sets, folder / "eval.json")
     lines, worse = compare([release[x] for x in sets], candidate)
     print("\n".join(lines))

@@ -80,13 +80,15 @@ PY
 }
 
 check() {
-    # both trainers for a few seconds on the GPU with one render folder: a CUDA or loader fault
-    # shows here, before the long run
+    # both trainers for a few seconds on the GPU with the first render folder (whatever SEED0
+    # made): a CUDA or loader fault shows here, before the long run
+    local first
+    first=$(ls -d work/dsynth/s*/ | head -n 1)
     python3 -m models.train.train_reader --device cuda --workers 4 --batch 256 --init models/reader.onnx \
-        --real-pack work/pack/real_pack.npz --hard-negatives models/detector.onnx --synth work/dsynth/s101 \
+        --real-pack work/pack/real_pack.npz --hard-negatives models/detector.onnx --synth "$first" \
         --minutes 0.25 --out /tmp/check_whole.pt 2>&1 | tail -n 3
     python3 -m models.train.train_top_face --device cuda --workers 4 --batch 256 --init models/reader_top.onnx \
-        --real-pack work/pack/real_pack.npz --synth work/dsynth/s109 --minutes 0.25 --out /tmp/check_top.pt 2>&1 | tail -n 3
+        --real-pack work/pack/real_pack.npz --synth "$first" --minutes 0.25 --out /tmp/check_top.pt 2>&1 | tail -n 3
 }
 
 train() {

@@ -92,3 +92,35 @@ def test_a_soup_is_the_weights_average_and_a_share_outside_0_1_is_refused():
         torch.testing.assert_close(s[k], 0.7 * a[k] + 0.3 * b[k])
     with pytest.raises(ValueError, match="between 0 and 1"):
         soup(MODELS / "reader.onnx", MODELS / "reader_top.onnx", 1.5)
+
+
+def test_a_soup_given_as_the_start_trains_from_the_soups_readings(tmp_path):
+    """`--init soup.pt` (models.train.soup writes folded weights): the BatchNorms are refitted as for
+    an ONNX start, so a training batch reads nearly as the soup does, not at random."""
+    from models.train.soup import soup
+
+    torch.save(soup(MODELS / "reader.onnx", MODELS / "reader.onnx", 0.3), tmp_path / "soup.pt")
+    x = torch.from_numpy(_crops(4, 64))
+    want = torch.from_numpy(OnnxModel(MODELS / "reader.onnx")(x.numpy())[0])
+    net = start_from(tmp_path / "soup.pt", lambda: [x[:32], x[32:]])
+    assert net.training
+    net.drop.p = 0.0
+    with torch.no_grad():
+        got = net(x)[0]
+    assert float((got - want).abs().mean()) < 0.05 * float(want.abs().mean())
+
+
+def test_a_trained_checkpoint_is_loaded_as_it_is(tmp_path):
+    """A checkpoint train_* saved (BatchNorms with their own statistics) is not refitted."""
+    from models.train.nets import DiceReaderNet
+
+    net = DiceReaderNet()
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+    torch.save(net.state_dict(), tmp_path / "trained.pt")
+    got = start_from(tmp_path / "trained.pt", lambda: pytest.fail("a trained checkpoint was refitted"))
+    for k, v in net.state_dict().items():
+        torch.testing.assert_close(got.state_dict()[k], v)

@@ -82,6 +82,19 @@ def _check_against(net: DiceReaderNet, path: Path, tol: float = 1e-3) -> None:
             raise ValueError(f"{path}: rebuilt network's {name} logits differ by {err:.4g} from the ONNX model's")
 
 
+def _passes_through(bn: nn.BatchNorm2d) -> bool:
+    """A BatchNorm as reader_from_onnx leaves it: unit scale and statistics, the folded bias on."""
+    return bool(torch.all(bn.weight == 1) and torch.all(bn.running_mean == 0)
+                and torch.allclose(bn.running_var + bn.eps, torch.ones_like(bn.running_var),
+                                   rtol=0.0, atol=bn.eps / 10))  # a fresh BatchNorm's var is 1
+
+
+def folded(net: DiceReaderNet) -> bool:
+    """Weights with the BatchNorms folded in (rebuilt from ONNX, or a soup of such: see
+    models.train.soup); trained as they are, the first step would rescale every activation."""
+    return all(_passes_through(bn) for _, bn in _conv_pairs(net.features))
+
+
 def refit_batchnorm(net: DiceReaderNet, batches) -> None:
     """Make each BatchNorm normalise what its convolution gives on `batches` (tensors NCHW), with
     the eval-mode outputs unchanged (see the module docstring)."""
@@ -110,9 +123,7 @@ def refit_batchnorm(net: DiceReaderNet, batches) -> None:
             total, sq, n = sums[id(conv)]
             if n == 0:
                 raise ValueError("refit_batchnorm: no batches given")
-            passes_through = (torch.all(bn.weight == 1) and torch.all(bn.running_mean == 0)
-                              and torch.allclose(bn.running_var + bn.eps, torch.ones_like(bn.running_var)))
-            if not passes_through:
+            if not _passes_through(bn):
                 raise ValueError("refit_batchnorm expects the pass-through BatchNorms of reader_from_onnx")
             mean = total / n
             var = (sq / n - mean * mean).clamp_min(0.0)
@@ -124,8 +135,10 @@ def refit_batchnorm(net: DiceReaderNet, batches) -> None:
 
 
 def start_from(path: Path, batches) -> DiceReaderNet:
-    """The network to train on: torch weights (.pt, as train_* save them) or an exported ONNX model
-    (its BatchNorms refitted on `batches`, a callable giving a list of input tensors)."""
+    """The network to train on: torch weights (.pt, as train_* or models.train.soup save them) or an
+    exported ONNX model. Folded weights (ONNX, a soup) get their BatchNorms refitted on `batches`, a
+    callable giving a list of input tensors: session 21 started a run from a soup's .pt without
+    that, and its type loss began at 2.1, a network reading at random (1.06 from the soup's ONNX)."""
     if not path.is_file():
         raise SystemExit(f"--init {path}: no such file (give a .pt checkpoint or a models/*.onnx reader)")
     if path.suffix == ".onnx":
@@ -135,4 +148,7 @@ def start_from(path: Path, batches) -> DiceReaderNet:
         return net
     net = DiceReaderNet()
     load_reader_state(net, torch.load(path))
+    if folded(net):  # a soup's weights (models.train.soup): refitted as an ONNX start is
+        refit_batchnorm(net, batches())
+        net.train()
     return net

@@ -98,3 +98,31 @@ def test_a_new_look_s_die_type_can_take_the_rule_s_threshold_while_the_rest_are_
     others = {k: v for k, v in mixed["accept_threshold_by_die"].items() if k != "d6"}
     assert others == {k: v for k, v in ref["accept_threshold_by_die"].items() if k != "d6"}
     assert mixed["rule_for"] == ["d6"]
+
+
+# conf, wrong, read_as per die; kept thresholds; the release's wrong by die; the raised thresholds
+BUDGETS = {
+    "as careful as the release: the kept threshold stays": (
+        [0.95, 0.90, 0.70], [True, False, True], ["d6"] * 3, {"d6": 0.84}, {"d6": 1}, {}),
+    "one wrong more than the release: raised just over the less sure wrong, the other let through": (
+        [0.95, 0.90, 0.88], [True, False, True], ["d6"] * 3, {"d6": 0.84}, {"d6": 1}, {"d6": 0.881}),
+    "the release let none through: every wrong of that type refused": (
+        [0.97, 0.99, 0.86], [True, False, True], ["d8"] * 3, {"d8": 0.81}, {}, {"d8": 0.971}),
+    "a type with no wrongs keeps its threshold, another is raised": (
+        [0.99, 0.92, 0.93], [False, True, False], ["d6", "d10", "d10"], {"d6": 0.84, "d10": 0.8}, {},
+        {"d10": 0.921}),
+    "a type the release keeps no threshold for starts from the global one": (
+        [0.91, 0.85], [True, True], ["d20", "d20"], {}, {}, {"d20": 0.911}),
+}
+
+
+@pytest.mark.parametrize("conf, wrong, read_as, kept, budget, raised", BUDGETS.values(), ids=BUDGETS.keys())
+def test_a_new_reader_accepts_no_more_wrong_dice_of_a_type_than_the_release(conf, wrong, read_as, kept, budget,
+                                                                           raised):
+    """calibrate --wrong-budget: a type's kept threshold rises only as far as it must for the new
+    reader's accepted wrong readings of that type to be no more than the release's."""
+    got = calibrate.wrong_budget_thresholds(np.array(conf), np.array(wrong), np.array(read_as), kept, 0.89, budget)
+    assert got == raised
+    for die, thr in {**kept, **got}.items():
+        m = np.array(wrong) & (np.array(read_as) == die)
+        assert int((m & (np.array(conf) >= thr)).sum()) <= budget.get(die, 0)

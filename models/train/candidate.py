@@ -97,6 +97,9 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
     ap.add_argument("--out", type=Path, default=Path("work/candidates"))
+    ap.add_argument("--wrong-budget", action="store_true",
+                    help="raise a type's kept threshold until the candidate accepts no more wrong calibration "
+                         "dice of it than the release (calibrate --wrong-budget)")
     args = ap.parse_args(argv)
     from reader.vision.onnx_model import OnnxModel
 
@@ -116,7 +119,8 @@ def main(argv=None) -> int:
     log.write_text("")
     py = sys.executable
     _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
-          *calibrate_args(top_face, folder), "--thresholds-from", str(args.models / "reader.onnx")], log)
+          *calibrate_args(top_face, folder), "--thresholds-from", str(args.models / "reader.onnx"),
+          *(["--wrong-budget"] if args.wrong_budget else [])], log)
     _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
           "--meta", str(folder / "calibration.json"), "--version", args.name], log)
     sets = list(SETS) + list(args.sets)

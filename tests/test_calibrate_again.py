@@ -126,3 +126,16 @@ def test_a_new_reader_accepts_no_more_wrong_dice_of_a_type_than_the_release(conf
     for die, thr in {**kept, **got}.items():
         m = np.array(wrong) & (np.array(read_as) == die)
         assert int((m & (np.array(conf) >= thr)).sum()) <= budget.get(die, 0)
+
+
+def test_wrong_rendered_dice_are_not_bought_with_right_real_ones():
+    """With sources, the budget holds per source too: the release let one real D10 wrong through and
+    none rendered; a reader with no real wrong but one rendered is raised over the rendered one."""
+    conf = np.array([0.90, 0.85])
+    wrong = np.array([True, False])
+    read_as = np.array(["d10", "d10"])
+    source = np.array(["synth-scenes", "tray-mixed-bartek"])
+    budget = {"d10": 1, "d10|tray-mixed-bartek": 1}
+    assert calibrate.wrong_budget_thresholds(conf, wrong, read_as, {"d10": 0.8}, 0.89, budget) == {}
+    got = calibrate.wrong_budget_thresholds(conf, wrong, read_as, {"d10": 0.8}, 0.89, budget, source=source)
+    assert got == {"d10": 0.901}

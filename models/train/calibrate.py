@@ -36,31 +36,40 @@ def nll(logits, labels, t):
 
 
 def wrong_budget_thresholds(conf: np.ndarray, wrong: np.ndarray, read_as: np.ndarray, kept: dict,
-                            default: float, budget: dict) -> dict:
+                            default: float, budget: dict, source: np.ndarray | None = None) -> dict:
     """Per die type as read, the lowest threshold at or above the kept one at which at most
-    `budget[die]` of the wrong readings (`wrong`: flat, valued, type or face wrong) reach it.
+    `budget[die]` of the wrong readings (`wrong`: flat, valued, type or face wrong) reach it; with
+    `source`, also at most `budget["die|source"]` of those of each source.
 
     Why: a look taught more reads more, and at a release's thresholds it also accepts more wrong
     (session 21: a whole look reading 28 more of lurig's real numeral faces let 3-5 more wrong
     rendered dice through). Its own rule's thresholds hinge on the few surest wrong readings and
     move by more than a look gains; this keeps the release's as a floor and asks of the new reader
-    only what the release itself does on the same calibration dice: no more wrong per type."""
+    only what the release itself does on the same calibration dice: no more wrong per type, and,
+    by source, no wrong rendered dice bought with right real ones."""
+    def needed(m: np.ndarray, allowed: int, floor: float) -> float:
+        if int((m & (conf >= floor)).sum()) <= allowed:
+            return floor
+        surest = np.sort(conf[m])[::-1]  # the (allowed+1)th surest wrong reading must be refused
+        return float(np.ceil(float(np.nextafter(surest[allowed], 1.0)) * 1000) / 1000)
+
     raised = {}
     for die in sorted(set(str(d) for d in read_as)):
         floor = float(kept.get(die, default))
         m = wrong & (read_as == die)
-        allowed = int(budget.get(die, 0))
-        if int((m & (conf >= floor)).sum()) <= allowed:
-            continue
-        surest = np.sort(conf[m])[::-1]  # the (allowed+1)th surest wrong reading must be refused
-        thr = float(np.nextafter(surest[allowed], 1.0))
-        raised[die] = round(float(np.ceil(thr * 1000) / 1000), 3)
+        thr = needed(m, int(budget.get(die, 0)), floor)
+        if source is not None:
+            for src in sorted(set(str(x) for x in source[m])):
+                thr = max(thr, needed(m & (source == src), int(budget.get(f"{die}|{src}", 0)), floor))
+        if thr > floor:
+            raised[die] = round(thr, 3)
     return raised
 
 
-def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, types) -> dict:
+def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) -> dict:
     """Wrong readings the release (its reader, looks, temperatures and thresholds, as shipped)
-    accepts on these calibration dice, by the type it reads them as."""
+    accepts on these calibration dice, by the type it reads them as ("d6") and by type and source
+    ("d6|synth-scenes")."""
     from reader.vision.recognizer import Recognizer
 
     faces = Recognizer.load(release_dir, threads=None).faces
@@ -71,7 +80,8 @@ def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, types) 
         if r.state == "flat" and r.value is not None:
             right = faces.types.index(r.die) == ti[i] and r.value == fi[i] + 1
             if not right:
-                out[r.die] = out.get(r.die, 0) + 1
+                for key in (r.die, f"{r.die}|{src[i]}"):
+                    out[key] = out.get(key, 0) + 1
     return out
 
 
@@ -109,7 +119,8 @@ def main(argv=None):
     ap.add_argument("--wrong-budget", action="store_true",
                     help="with --thresholds-from (a release's models folder beside it): each die type's kept "
                          "threshold is raised until the new reader accepts no more wrong calibration dice read "
-                         "as that type than the release does with its own looks and thresholds")
+                         "as that type, in all and from each source, than the release does with its own looks and "
+                         "thresholds")
     args = ap.parse_args(argv)
     if args.wrong_budget and not args.thresholds_from:
         ap.error("--wrong-budget measures against a release: give --thresholds-from too")
@@ -282,9 +293,9 @@ def main(argv=None):
     budget = None
     if args.wrong_budget:
         conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
-        release = release_wrong_by_die(args.thresholds_from.parent, imgs, boxes, ti, fi, valued, types)
+        release = release_wrong_by_die(args.thresholds_from.parent, imgs, boxes, ti, fi, valued, src)
         raised = wrong_budget_thresholds(conf, (state == "flat") & valued & ~(value_ok & type_ok), read_as,
-                                         by_die, best, release)
+                                         by_die, best, release, source=src)
         budget = {"release_wrong_by_die": release, "kept": dict(by_die), "raised": raised}
         by_die = {**by_die, **raised}
     conf, type_ok, value_ok, state, read_as = decided(cocked_thr)

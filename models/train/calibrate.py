@@ -66,22 +66,35 @@ def wrong_budget_thresholds(conf: np.ndarray, wrong: np.ndarray, read_as: np.nda
     return raised
 
 
+def decisions(faces: FaceReader, evs, boxes, ti, fi):
+    """(confidence if read flat else 0, type right, value right, state, type read as) per die; the
+    state is the reader's own: flat, cocked or unreadable. One definition of a wrong reading for the
+    reader being calibrated and for a release measured beside it (--wrong-budget)."""
+    rows = []
+    for i, ev in enumerate(evs):
+        r = faces.decide(ev, Box(*boxes[i]), allow_none=False)
+        # type accuracy counts 'none' too: the argmax over every class, table patches included
+        right_value = r.value is not None and fi[i] >= 0 and r.value == fi[i] + 1
+        rows.append((float(r.confidence) if r.state == "flat" else 0.0,
+                     int(np.argmax(ev.type_probs)) == ti[i], right_value, r.state, r.die))
+    return tuple(np.array([r[k] for r in rows]) for k in range(5))
+
+
 def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) -> dict:
     """Wrong readings the release (its reader, looks, temperatures and thresholds, as shipped)
-    accepts on these calibration dice, by the type it reads them as ("d6") and by type and source
-    ("d6|synth-scenes")."""
+    accepts on the valued calibration dice, by the type it reads them as ("d6") and by type and
+    source ("d6|synth-scenes")."""
     from reader.vision.recognizer import Recognizer
 
     faces = Recognizer.load(release_dir, threads=None).faces
+    idx = np.flatnonzero(valued)
+    evs = [faces.evidence(imgs[i], [boxes[i]])[0] for i in idx]
+    _, type_ok, value_ok, state, read_as = decisions(faces, evs, [boxes[i] for i in idx], ti[idx], fi[idx])
+    wrong = (state == "flat") & ~(value_ok & type_ok)  # flat: accepted at the release's own thresholds
     out: dict = {}
-    for i in np.flatnonzero(valued):
-        ev = faces.evidence(imgs[i], [boxes[i]])[0]
-        r = faces.decide(ev, Box(*boxes[i]), allow_none=False)
-        if r.state == "flat" and r.value is not None:
-            right = faces.types.index(r.die) == ti[i] and r.value == fi[i] + 1
-            if not right:
-                for key in (r.die, f"{r.die}|{src[i]}"):
-                    out[key] = out.get(key, 0) + 1
+    for die, source in zip(read_as[wrong], src[idx][wrong]):
+        for key in (str(die), f"{die}|{source}"):
+            out[key] = out.get(key, 0) + 1
     return out
 
 
@@ -200,17 +213,8 @@ def main(argv=None):
     n = int(valued.sum())
 
     def decided(cocked_thr: float):
-        """(confidence if read flat else 0, type right, value right, state) per die; the state is
-        the reader's own: flat, cocked or unreadable."""
         reader.cocked_threshold = cocked_thr
-        rows = []
-        for i, ev in enumerate(evs):
-            r = reader.decide(ev, Box(*boxes[i]), allow_none=False)
-            # type accuracy counts 'none' too: the argmax over every class, table patches included
-            right_value = r.value is not None and fi[i] >= 0 and r.value == fi[i] + 1
-            rows.append((float(r.confidence) if r.state == "flat" else 0.0,
-                         int(np.argmax(ev.type_probs)) == ti[i], right_value, r.state, r.die))
-        return (np.array([r[k] for r in rows]) for k in range(5))
+        return decisions(reader, evs, boxes, ti, fi)
 
     conf, type_ok, value_ok, state, read_as = decided(0.1)
     flat = state == "flat"
@@ -290,15 +294,14 @@ def main(argv=None):
         by_die.update({d: rule["accept_threshold_by_die"][d] for d in args.rule_for
                        if d in rule["accept_threshold_by_die"]})
         cocked_thr = float(ref["cocked_threshold"])
+    conf, type_ok, value_ok, state, read_as = decided(cocked_thr)  # the accept thresholds do not change it
     budget = None
     if args.wrong_budget:
-        conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
         release = release_wrong_by_die(args.thresholds_from.parent, imgs, boxes, ti, fi, valued, src)
         raised = wrong_budget_thresholds(conf, (state == "flat") & valued & ~(value_ok & type_ok), read_as,
                                          by_die, best, release, source=src)
         budget = {"release_wrong_by_die": release, "kept": dict(by_die), "raised": raised}
         by_die = {**by_die, **raised}
-    conf, type_ok, value_ok, state, read_as = decided(cocked_thr)
     flat = state == "flat"
     acc = valued & flat & (conf >= thresholds(read_as))
     stats = {

@@ -143,12 +143,10 @@ def start_from(path: Path, batches) -> DiceReaderNet:
         raise SystemExit(f"--init {path}: no such file (give a .pt checkpoint or a models/*.onnx reader)")
     if path.suffix == ".onnx":
         net = reader_from_onnx(path)
+    else:
+        net = DiceReaderNet()
+        load_reader_state(net, torch.load(path))
+    if folded(net):  # always from ONNX; from a .pt, a soup's (models.train.soup)
         refit_batchnorm(net, batches())
-        net.train()
-        return net
-    net = DiceReaderNet()
-    load_reader_state(net, torch.load(path))
-    if folded(net):  # a soup's weights (models.train.soup): refitted as an ONNX start is
-        refit_batchnorm(net, batches())
-        net.train()
+    net.train()
     return net

@@ -138,3 +138,42 @@ def test_crops_keep_at_least_the_share_of_pixels_asked_for(resample_min):
     # fixtures and the training sets stay reproducible from their seeds
     before = [round(sample_fx(np.random.default_rng([7, i, 5]), 0.8)["resample"], 6) for i in range(4)]
     assert before == [0.909211, 1.0, 0.323054, 0.752447]
+
+
+# Varied glyphs (bulk --glyphs varied): another maker's digits must still sit on their own face:
+# ink reaching the tile's edge would print part of a numeral on the neighbouring face.
+GLYPH_CASES = {
+    "plain": (),
+    "wide, spaced and heavy": (1.2, 0.0, 3, 0.18),
+    "narrow, leaning, thin": (0.75, 0.15, -1, -0.04),
+    "leaning the other way, spaced": (1.0, -0.15, 2, 0.18),
+}
+
+
+@pytest.mark.parametrize("glyphs", GLYPH_CASES.values(), ids=GLYPH_CASES.keys())
+def test_varied_numerals_stay_on_their_face(glyphs):
+    pytest.importorskip("PIL")
+    from reader.synth.textures import _draw_text_tile, fonts
+
+    for font in fonts(more=True):
+        tile = _draw_text_tile("18", font, 0.54, "underline", glyphs=glyphs)
+        assert tile.max() == 255, font  # drawn at all
+        edge = np.concatenate([tile[:3].ravel(), tile[-3:].ravel(), tile[:, :3].ravel(), tile[:, -3:].ravel()])
+        assert edge.max() < 32, (font, glyphs)
+
+
+def test_varied_glyphs_change_only_the_numerals():
+    from reader.synth.layouts import MIXES, crop_scene
+    from reader.synth.glyphs import vary_glyphs
+
+    for i in range(20):
+        base = crop_scene(np.random.default_rng([5, i, 1]), classes=MIXES["all"])
+        varied = crop_scene(np.random.default_rng([5, i, 1]), classes=MIXES["all"])
+        vary_glyphs(varied, np.random.default_rng([5, i, 7]))
+        for b, v in zip(base["dice"], varied["dice"], strict=True):
+            assert b["R"] == v["R"] and b["t"] == v["t"]  # the same die in the same pose
+            a, av = b["material"]["atlas"], v["material"]["atlas"]
+            if a[1] == "pips" or a[0] == "d4":
+                assert av == a
+            else:
+                assert av[:2] == a[:2] and av[4:8] == a[4:8] and len(av[8]) == 4

@@ -43,13 +43,18 @@ def _done_images(labels: Path) -> set[str]:
 
 
 def make_crop(renderer, seed: int, index: int, size: int = 128,
-              mix: str = "all", resample_min: float | None = None) -> tuple[np.ndarray, dict, dict]:
-    """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`."""
+              mix: str = "all", resample_min: float | None = None,
+              glyphs: str = "base") -> tuple[np.ndarray, dict, dict]:
+    """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
+    `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs)."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
+    from reader.synth.glyphs import vary_glyphs
 
     rng = np.random.default_rng([seed, index, 1])
     scene = crop_scene(rng, size=size, classes=MIXES[mix])
+    if glyphs == "varied":
+        vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -78,7 +83,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
-             resample_min: float | None = None) -> dict:
+             resample_min: float | None = None, glyphs: str = "base") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -87,7 +92,8 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     out.mkdir(parents=True, exist_ok=True)
     lock = _take_lock(out)
     try:
-        return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min)
+        return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
+                         glyphs)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -114,7 +120,8 @@ def _take_lock(out: Path) -> Path:
     raise SystemExit(f"bulk: cannot take the lock {lock}")
 
 
-def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min) -> dict:
+def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
+              glyphs="base") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -126,7 +133,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
         from reader.synth.textures import fonts
 
         print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
-              f"{len(fonts())} numeral fonts found)", flush=True)
+              f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found)", flush=True)
     if not todo:
         return {"rendered": 0, "rate": 0.0}
     renderer = Renderer()
@@ -137,7 +144,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             name = f"{i:07d}.jpg"
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -185,16 +192,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="crops: the smallest share of its pixels a crop keeps before it is blown up again "
                         "(camera effects; default 0.3, the training mix); 0.7 keeps a top face sharp for a "
                         "look cut close to it")
+    p.add_argument("--glyphs", choices=["base", "varied"], default="base",
+                   help="crops: numerals in the renderer's 22 fonts as drawn (default, every earlier seed) "
+                        "or varied: 48 fonts, narrower, wider, leaning, heavier, lighter, digits spaced")
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:
         p.error("--count must be >= 0")
     if a.mix != "all" and kind != "crops":
         p.error("--mix chooses the dice of crops; scenes always hold every kind")
+    if a.glyphs != "base" and kind != "crops":
+        p.error("--glyphs varies the numerals of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
-                   resample_min=a.resample_min)
+                   resample_min=a.resample_min, glyphs=a.glyphs)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from reader.synth.geometry import needs_mark, solid
+from reader.synth.glyphs import MORE_FONT_CANDIDATES, draw_varied, reshape
 from reader.synth.mesh import atlas_grid
 
 TILE = 128
@@ -45,10 +46,11 @@ _FONT_CANDIDATES = [
 ]
 
 
-@lru_cache(maxsize=1)
-def fonts() -> tuple[str, ...]:
-    """The numeral fonts found on this machine (Debian font packages)."""
-    found = tuple(p for p in _FONT_CANDIDATES if os.path.exists(p))
+@lru_cache(maxsize=2)
+def fonts(more: bool = False) -> tuple[str, ...]:
+    """The numeral fonts found on this machine (Debian font packages); `more`: with the fonts
+    only varied-glyph renders draw from."""
+    found = tuple(p for p in _FONT_CANDIDATES + (MORE_FONT_CANDIDATES if more else []) if os.path.exists(p))
     if not found:
         raise RuntimeError("no numeral fonts found; apt-get install fonts-dejavu fonts-liberation")
     return found
@@ -76,8 +78,12 @@ def _font_cached(path: str, px: int):
 
 @lru_cache(maxsize=6000)
 def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
-                    angle: float = 0.0, offset=(0.0, 0.0), size: int = TILE) -> np.ndarray:
-    """Mask (size x size) with `text` centred, its top toward the tile top, rotated by angle deg."""
+                    angle: float = 0.0, offset=(0.0, 0.0), size: int = TILE,
+                    glyphs: tuple = ()) -> np.ndarray:
+    """Mask (size x size) with `text` centred, its top toward the tile top, rotated by angle deg.
+    `glyphs` (x scale, shear, stroke weight, digit spacing; see `vary_glyphs`) reshapes a font's
+    digits the way other makers' moulds do: narrower or wider, leaning, heavier or lighter, the two
+    digits of a number closer or further apart."""
     from PIL import Image, ImageDraw
 
     big = size * 2
@@ -101,7 +107,12 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
         w, h = x1 - x0, y1 - y0
     cx = big / 2 + offset[0] * big
     cy = big / 2 + offset[1] * big
-    draw.text((cx - w / 2 - x0, cy - h / 2 - y0), text, fill=255, font=font)
+    if glyphs:
+        w, h = draw_varied(draw, text, font, (cx, cy), w, h, max_w, glyphs)
+        img = reshape(img, (cx, cy), w, max_w, glyphs)
+        draw = ImageDraw.Draw(img)
+    else:
+        draw.text((cx - w / 2 - x0, cy - h / 2 - y0), text, fill=255, font=font)
     if mark == "underline":
         t = max(2, int(h * 0.09))
         yy = cy + h / 2 + t * 1.6
@@ -151,12 +162,15 @@ def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.
 
 @lru_cache(maxsize=192)
 def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
-                pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0) -> np.ndarray:
-    """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`."""
+                pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
+                glyphs: tuple = ()) -> np.ndarray:
+    """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
+    (from `vary_glyphs`) draws from the larger font set and reshapes the digits."""
     s = solid(die)
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
-    fpath = fonts()[font_idx % len(fonts())]
+    found = fonts(more=bool(glyphs))
+    fpath = found[font_idx % len(found)]
     for i in range(len(s.faces)):
         col, row = i % cols, i // cols
         if die == "d4":
@@ -167,7 +181,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
         else:
             text = s.label(i)
             mark = mark69 if needs_mark(text) else "none"
-            tile = _draw_text_tile(text, fpath, height_frac, mark)
+            tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=tuple(glyphs))
         atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile
     rim = atlas
     if engrave > 0:

@@ -23,6 +23,14 @@ def test_the_looks_are_placed_as_the_release_places_them():
                     "--top-face-dice", "d12", "d20", "d8"]
 
 
+def test_a_new_look_takes_its_dice_from_the_numeral_look():
+    # a D20 look of its own: the numeral look keeps the D8 and D12, no type is claimed twice
+    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
+    args = calibrate_args(top_face, Path("cand"), {"reader_top_d20.onnx": ["d20"]})
+    assert args[-3:] == ["--top-face-dice", "d12", "d8"]
+    assert "cand/reader_top_d20.onnx" in args and "d20" not in args
+
+
 def _set(right, wrong, cocked=0, cocked_labeled=0, name="s"):
     return {"set": name, "right": right, "accepted_wrong": wrong, "cocked_given_value": cocked,
             "cocked_labeled": cocked_labeled, "type_accuracy": 0.99}

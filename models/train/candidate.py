@@ -29,17 +29,22 @@ SETS = ("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo", "type-lurig", "cr
 LOOK_WEIGHT_DEFAULT = 0.5  # calibrate's --top-face-weight
 
 
-def calibrate_args(top_face: list[dict], folder: Path) -> list[str]:
+def calibrate_args(top_face: list[dict], folder: Path, added: dict[str, list[str]] | None = None) -> list[str]:
     """calibrate's look arguments for the looks in `folder`, as the release's metadata (`top_face`)
     places them: each look's file, the dice of the one that names none of its own (the numeral
-    look), and every weight other than calibrate's default."""
+    look), and every weight other than calibrate's default. `added`: new looks (file -> the dice
+    their metadata names), which take those dice from the numeral look."""
+    added = added or {}
+    taken = {d for dice in added.values() for d in dice}
     args, shared_dice = [], []
     for look in top_face:
         args += ["--top-face", str(folder / look["model"])]
         if look["model"] == "reader_top.onnx":  # the numeral look: its dice are the release's say
-            shared_dice = list(look["dice"])
+            shared_dice = [d for d in look["dice"] if d not in taken]
         if look.get("weight", LOOK_WEIGHT_DEFAULT) != LOOK_WEIGHT_DEFAULT:
             args += ["--look-weight", f"{look['model']}={look['weight']}"]
+    for name in added:
+        args += ["--top-face", str(folder / name)]
     if shared_dice:
         args += ["--top-face-dice", *shared_dice]
     return args
@@ -92,7 +97,12 @@ def main(argv=None) -> int:
     ap.add_argument("--whole", type=Path, default=None,
                     help="the whole look to try (an export of train_reader's weights); default the release's")
     ap.add_argument("--look", nargs="*", default=[], metavar="FILE=NEW.onnx",
-                    help="a second look of the release (reader_top.onnx, reader_top_d6.onnx, reader_top_d10.onnx) replaced")
+                    help="a second look of the release (reader_top.onnx, reader_top_d6.onnx, reader_top_d10.onnx) "
+                         "replaced, or a new look (reader_top_d20.onnx=NEW.onnx) for the die types its metadata "
+                         "names, taken from the numeral look")
+    ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
+                    help="these die types take the rule's threshold, the rest the release's (calibrate "
+                         "--rule-for: the type a new look reads)")
     ap.add_argument("--calib", type=Path, default=Path("work/reader.calib.npz"))
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
@@ -109,17 +119,25 @@ def main(argv=None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     for f in args.models.glob("*.onnx"):
         shutil.copy(f, folder / f.name)
+    added: dict[str, list[str]] = {}
     for item in args.look:
         name, _, new = item.partition("=")
-        if name not in {t["model"] for t in top_face} or not Path(new).is_file():
-            ap.error(f"--look {item!r}: give FILE=NEW.onnx, FILE one of {', '.join(t['model'] for t in top_face)}")
+        if not name.endswith(".onnx") or not Path(new).is_file():
+            ap.error(f"--look {item!r}: give FILE=NEW.onnx, FILE a release's look "
+                     f"({', '.join(t['model'] for t in top_face)}) or a new look's file name")
+        if name not in {t["model"] for t in top_face}:
+            dice = OnnxModel(Path(new)).meta.get("dice")
+            if not dice:
+                ap.error(f"--look {item!r}: a new look's metadata must name its dice (train_top_face --dice)")
+            added[name] = list(dice)
         shutil.copy(new, folder / name)
     whole = args.whole or args.models / "reader.onnx"
     log = folder / "candidate.log"
     log.write_text("")
     py = sys.executable
     _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
-          *calibrate_args(top_face, folder), "--thresholds-from", str(args.models / "reader.onnx"),
+          *calibrate_args(top_face, folder, added), "--thresholds-from", str(args.models / "reader.onnx"),
+          *(["--rule-for", *args.rule_for] if args.rule_for else []),
           *(["--wrong-budget"] if args.wrong_budget else [])], log)
     _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
           "--meta", str(folder / "calibration.json"), "--version", args.name], log)

@@ -193,8 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(camera effects; default 0.3, the training mix); 0.7 keeps a top face sharp for a "
                         "look cut close to it")
     p.add_argument("--glyphs", choices=["base", "varied"], default="base",
-                   help="crops: numerals in the renderer's 22 fonts as drawn (default, every earlier seed) "
-                        "or varied: 48 fonts, narrower, wider, leaning, heavier, lighter, digits spaced")
+                   help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
+                        "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
+                        "(reader/synth/glyphs.py)")
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:

@@ -11,10 +11,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-# More makers' numerals, drawn only by renders asked for varied glyphs (`bulk --glyphs varied`),
-# so every earlier seed and the committed fixtures render as before. Chosen by eye for what real
-# D20s misread in session 21 lacked: footed and flagged 1s, condensed, rounded, mono and geometric
-# digits (Debian: fonts-roboto fonts-open-sans fonts-cantarell fonts-comfortaa fonts-lato
+# Chosen by eye for what the base fonts lack: footed and flagged 1s, condensed, rounded, mono and
+# geometric digits (Debian: fonts-roboto fonts-open-sans fonts-cantarell fonts-comfortaa fonts-lato
 # fonts-croscore fonts-crosextra-carlito fonts-cabin fonts-quicksand fonts-league-spartan
 # fonts-hack fonts-inter fonts-jura fonts-play fonts-bebas-neue fonts-adf-gillius fonts-firacode
 # fonts-yanone-kaffeesatz fonts-fantasque-sans fonts-manrope fonts-sil-andika fonts-noto-core).
@@ -48,9 +46,9 @@ MORE_FONT_CANDIDATES = [
 ]
 
 
-def draw_varied(draw, text: str, font, centre, w: float, h: float, max_w: float, glyphs: tuple):
-    """Draw `text` centred with its digits spaced by glyphs[3] x the digit height and strokes
-    thickened by glyphs[2] px (of the 256 px drawing); returns the drawn width and height."""
+def draw_varied(draw, text: str, font, centre, h: float, max_w: float, glyphs: tuple) -> float:
+    """Draw `text` (digit height `h`) centred with its digits spaced by glyphs[3] x `h` and strokes
+    thickened by glyphs[2] px (of the 256 px drawing); returns the drawn width."""
     _, _, weight, spacing = glyphs
     gap = spacing * h if len(text) > 1 else 0.0
     boxes = [draw.textbbox((0, 0), ch, font=font) for ch in text]
@@ -66,7 +64,7 @@ def draw_varied(draw, text: str, font, centre, w: float, h: float, max_w: float,
         draw.text((x - b[0], centre[1] - h / 2 - top), ch, fill=255, font=font,
                   stroke_width=stroke, stroke_fill=255)
         x += cw + gap
-    return total, h
+    return total
 
 
 def reshape(img, centre, w: float, max_w: float, glyphs: tuple):

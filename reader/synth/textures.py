@@ -108,7 +108,7 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
     cx = big / 2 + offset[0] * big
     cy = big / 2 + offset[1] * big
     if glyphs:
-        w, h = draw_varied(draw, text, font, (cx, cy), w, h, max_w, glyphs)
+        w = draw_varied(draw, text, font, (cx, cy), h, max_w, glyphs)
         img = reshape(img, (cx, cy), w, max_w, glyphs)
         draw = ImageDraw.Draw(img)
     else:
@@ -181,7 +181,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
         else:
             text = s.label(i)
             mark = mark69 if needs_mark(text) else "none"
-            tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=tuple(glyphs))
+            tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=glyphs)
         atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile
     rim = atlas
     if engrave > 0:

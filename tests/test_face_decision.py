@@ -235,3 +235,36 @@ def test_the_two_looks_are_pooled_by_weight(weight, expected):
     pooled = combine(np.array([[0.7, 0.2, 0.1]]), np.array([[0.1, 0.8, 0.1]]), weight)[0]
     want = np.array(expected) / np.sum(expected)
     assert np.allclose(pooled, want)
+
+
+class _ViewByView(_Fixed):
+    """A stand-in network whose four views of one die name the types given, one each, and read a 4;
+    a view that takes it for no die still finds a d6 the likeliest die (as tray-d6-nell's die showing
+    1 did: none 0.77, d6 0.21)."""
+
+    def __init__(self, view_types):
+        super().__init__({"accept_threshold": 0.9, "cocked_threshold": 0.5}, np.zeros(len(TYPES)), _logits(3, 20))
+        self.rows = np.stack([_logits(TYPES.index(t), len(TYPES)) + (_logits(TYPES.index("d6"), len(TYPES), 6.0)
+                                                                       if t == "none" else 0) for t in view_types])
+
+    def __call__(self, x):
+        out = super().__call__(x)
+        return [np.tile(self.rows, (len(x) // len(self.rows), 1))] + out[1:]
+
+
+@pytest.mark.parametrize(
+    ("view_types", "expected"),
+    [
+        pytest.param(("d6", "d6", "d6", "d6"), Face, id="all four views name a d6: read"),
+        pytest.param(("none", "d6", "d6", "d6"), Face, id="one view takes it for no die, the rest a d6: read"),
+        pytest.param(("d8", "d6", "d6", "d6"), Unreadable, id="one view names a d8: refused"),
+        pytest.param(("none", "d8", "d6", "d6"), Unreadable, id="no die, a d8 and two d6: refused"),
+    ],
+)
+def test_views_must_name_the_same_die_type(view_types, expected):
+    reader = FaceReader(_ViewByView(view_types))
+    r = reader.decide(reader.evidence(np.full((120, 120, 3), 128, np.uint8), [(40, 40, 80, 80)])[0], BOX)
+    assert isinstance(r.outcome, expected)
+    assert r.die == "d6"
+    if expected is Face:
+        assert r.value == 4

@@ -39,7 +39,7 @@ class FaceEvidence:
     type_probs: np.ndarray      # over TYPES
     face_probs: np.ndarray      # over 1..faces(die), for the most likely type
     cocked: float               # probability the die leans (no face up)
-    views_agree: bool           # all four views name the same type and face
+    views_agree: bool           # all four views name the same die type and face
 
 
 class FaceReader:
@@ -62,6 +62,7 @@ class FaceReader:
         self.accept_by_die = {k: float(v) for k, v in meta.get("accept_threshold_by_die", {}).items()}
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
+        self._die_cols = [i for i, t in enumerate(self.types) if t != "none"]  # see _types_agree
 
     def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
         if not boxes:
@@ -92,12 +93,21 @@ class FaceReader:
                     top = softmax(top_logits[i][:, :k], look.temperature).mean(axis=0)
                     fp = combine(fp, top, look.weight)
                 face_probs = fp.mean(axis=0)
-                agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
+                agree = bool(self._types_agree(tp) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
             else:
                 face_probs = np.zeros(0)
-                agree = bool(np.all(tp.argmax(1) == tp.argmax(1)[0]))
+                agree = self._types_agree(tp)
             out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree))
         return out
+
+    def _types_agree(self, tp: np.ndarray) -> bool:
+        """Do the views (views x TYPES) name the same die type? Each names the type it finds most
+        likely among the dice, not "none": a view that half takes the crop for no die (a die at the
+        frame's edge, a bright object beside it) has not named another die, and whether the crop
+        holds a die at all is the pooled "none" probability's question (`decide`). Counting "none"
+        as a type refused tray-d6-nell's die showing 1 that all six views read as 1 (0.95)."""
+        named = tp[:, self._die_cols].argmax(1)
+        return bool(np.all(named == named[0]))
 
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
         """Turn evidence into a reading; None when the 'die' is most likely not a die."""

@@ -121,7 +121,7 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs="base") -> dict:
+              glyphs) -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 

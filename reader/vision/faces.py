@@ -32,6 +32,12 @@ def softmax(x: np.ndarray, t: float = 1.0) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def same_argmax(p: np.ndarray) -> bool:
+    """Do all views (rows) name the same class?"""
+    named = p.argmax(axis=1)
+    return bool(np.all(named == named[0]))
+
+
 @dataclass(frozen=True)
 class FaceEvidence:
     """The averaged network outputs for one die, before the accept/reject decision."""
@@ -62,7 +68,12 @@ class FaceReader:
         self.accept_by_die = {k: float(v) for k, v in meta.get("accept_threshold_by_die", {}).items()}
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
-        self._die_cols = [i for i, t in enumerate(self.types) if t != "none"]  # see _types_agree
+        # The views must name the same die type, each the likeliest among the dice, "none" aside: a
+        # view that half takes the crop for no die (a die at the frame's edge, a bright object beside
+        # it) has not named another die, and whether the crop holds a die at all is the pooled
+        # "none" probability's question (`decide`). Counting "none" as a type refused tray-d6-nell's
+        # die showing 1 that all six views read as 1 (0.95).
+        self._die_cols = [i for i, t in enumerate(self.types) if t != "none"]
 
     def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
         if not boxes:
@@ -86,6 +97,7 @@ class FaceReader:
             type_probs = tp.mean(axis=0)
             die = dice[i]
             k = FACES.get(die, 0)
+            agree = same_argmax(tp[:, self._die_cols])
             if k:
                 fp = softmax(f_logits[sl][:, :k], self.t_face)
                 if i in top_logits:  # pooled with the second look's views, averaged
@@ -93,21 +105,11 @@ class FaceReader:
                     top = softmax(top_logits[i][:, :k], look.temperature).mean(axis=0)
                     fp = combine(fp, top, look.weight)
                 face_probs = fp.mean(axis=0)
-                agree = bool(self._types_agree(tp) and np.all(fp.argmax(1) == fp.argmax(1)[0]))
+                agree = agree and same_argmax(fp)
             else:
                 face_probs = np.zeros(0)
-                agree = self._types_agree(tp)
             out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree))
         return out
-
-    def _types_agree(self, tp: np.ndarray) -> bool:
-        """Do the views (views x TYPES) name the same die type? Each names the type it finds most
-        likely among the dice, not "none": a view that half takes the crop for no die (a die at the
-        frame's edge, a bright object beside it) has not named another die, and whether the crop
-        holds a die at all is the pooled "none" probability's question (`decide`). Counting "none"
-        as a type refused tray-d6-nell's die showing 1 that all six views read as 1 (0.95)."""
-        named = tp[:, self._die_cols].argmax(1)
-        return bool(np.all(named == named[0]))
 
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
         """Turn evidence into a reading; None when the 'die' is most likely not a die."""

@@ -151,7 +151,7 @@ class FolderSource(FrameSource):
         while self._i < len(self.files):
             i, f = self._i, self.files[self._i]
             self._i += 1
-            img = cv2.imread(str(f), cv2.IMREAD_COLOR)
+            img = cv2.imread(str(f), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)  # as stored, as `read` does
             if img is None:
                 self.skipped.append(f"{f.name}: not a readable image")
                 continue

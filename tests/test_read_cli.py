@@ -11,6 +11,7 @@ import pytest
 from reader.cli import build_parser, main
 from reader.commands import read as read_cmd
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from tray_fakes import with_exif_orientation
 
 
 class FixedRecognizer:
@@ -124,6 +125,20 @@ def test_text_mode_one_readable_line_per_image(images, capsys):
     assert "d20 17 (0.97)" in lines[0] and "d6 cocked" in lines[0]
     assert "d8 unreadable (glare)" in lines[0]
     assert lines[1].startswith(images["corrupt"] + ": ERROR ")
+
+
+def test_a_phone_photo_is_read_in_its_stored_pixels_not_turned_by_its_exif_tag(tmp_path, capsys):
+    """Labels give boxes in the pixels as stored (../shared/realdata/README.md): a photo whose EXIF
+    says "turned 90 degrees" must reach the recognizer as stored, or every box lands elsewhere."""
+    ok, buf = cv2.imencode(".jpg", np.full((120, 160, 3), 90, np.uint8))
+    photo = tmp_path / "phone.jpg"
+    photo.write_bytes(with_exif_orientation(buf.tobytes(), 6))
+    turned = cv2.imdecode(np.frombuffer(photo.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+    assert turned.shape[:2] == (160, 120)  # the tag is one OpenCV obeys by default
+    rec = FixedRecognizer(FRAME, SINGLE)
+    assert run_read(["--jsonl", str(photo)], rec) == 0
+    assert rec.calls == [("frame", (120, 160, 3))]
+    assert jsonl(capsys.readouterr().out)[0]["dice"][0]["box"] == [10.0, 10.0, 60.0, 60.0]
 
 
 def test_help_explains_the_exit_status(capsys):

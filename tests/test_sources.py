@@ -18,7 +18,7 @@ from reader.sources import (
     open_source,
     synthetic_tray,
 )
-from tray_fakes import make_roll, make_rolls, tray
+from tray_fakes import make_roll, make_rolls, tray, with_exif_orientation
 
 
 def frames_of(source):
@@ -73,6 +73,14 @@ def test_folder_source_reads_images_in_order_and_skips_a_corrupt_one(tmp_path):
         assert [f.origin.rsplit("/", 1)[-1] for f in frames] == ["f0.png", "f1.png", "f2.png"]
         assert src.skipped == ["f1b.jpg: not a readable image"]
         assert np.array_equal(frames[2].bgr, tray([(30, 10)]))
+
+
+def test_folder_source_gives_a_phone_photo_as_stored_not_turned_by_its_exif_tag(tmp_path):
+    """As `read` does: boxes are pixels of the image as stored."""
+    ok, buf = cv2.imencode(".jpg", tray([(10, 10)]))
+    (tmp_path / "phone.jpg").write_bytes(with_exif_orientation(buf.tobytes(), 6))
+    (frame,) = frames_of(open_source(f"folder:{tmp_path}"))
+    assert frame.bgr.shape == tray([(10, 10)]).shape
 
 
 def test_empty_folder_is_refused(tmp_path):

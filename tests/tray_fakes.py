@@ -5,6 +5,7 @@ squares thrown, then still, with "truth" events on the still frames). `TruthReco
 fake device: it answers `read_frame()` with the truth recorded for exactly that image (looked up
 by a hash of the pixels), so the loop, the rules and replay are tested without the neural models.
 It never invents a reading: an image it has no truth for has no dice.
+`with_exif_orientation()` tags a JPEG as a turned phone photo (boxes are pixels as stored).
 """
 
 from __future__ import annotations
@@ -106,3 +107,14 @@ class TruthRecognizer:
                 outcome = Unreadable("unsure", 0.2)
             out.append(DieReading(d["die"], Box.from_list(d["box"]), outcome))
         return out
+
+
+def with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF block holding only its orientation tag (0x0112), as a phone writes
+    for a photo taken with the phone turned."""
+    tiff = (b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01"
+            + b"\x01\x12\x00\x03\x00\x00\x00\x01" + orientation.to_bytes(2, "big") + b"\x00\x00"
+            + b"\x00\x00\x00\x00")
+    body = b"Exif\x00\x00" + tiff
+    assert jpeg[:2] == b"\xff\xd8"
+    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]

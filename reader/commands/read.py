@@ -56,7 +56,10 @@ def load_image(path: str | Path):
         raise ImageError(f"cannot read the file: {exc.strerror or exc}") from None
     if data.size == 0:
         raise ImageError("empty file")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    # Decoded as stored, a phone photo's EXIF orientation not applied: labels give boxes in "pixels
+    # in the image as stored" (../shared/realdata/README.md), and OpenCV would otherwise turn the
+    # image, so every box read off it lands elsewhere. A die seen from above reads the same either way.
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if image is None or image.size == 0:
         raise ImageError("not an image that can be decoded (corrupt or unsupported format)")
     return image

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs
 import numpy as np
 
 from reader.errors import DiceReaderError
+from reader.imagefile import ImageError, load_image
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp")
 VIDEO_EXTS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
@@ -146,13 +147,12 @@ class FolderSource(FrameSource):
         self.skipped: list[str] = []
 
     def read(self) -> Item:
-        import cv2
-
         while self._i < len(self.files):
             i, f = self._i, self.files[self._i]
             self._i += 1
-            img = cv2.imread(str(f), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)  # as stored, as `read` does
-            if img is None:
+            try:
+                img = load_image(f)
+            except ImageError:
                 self.skipped.append(f"{f.name}: not a readable image")
                 continue
             return Frame(i, i / self.fps, img, origin=str(f))

@@ -99,7 +99,7 @@ class Progress:
 
 def evaluate_images(images, recognizer, progress=None):
     """Run the recognizer on each labeled image and score it; an unreadable image misses all."""
-    from reader.commands.read import ImageError, load_image
+    from reader.imagefile import ImageError, load_image
     from reader.vision.evaluate import failed_image, score_image
 
     results = []
@@ -139,7 +139,7 @@ def write_sheet(results, out: Path, title: str) -> Path | None:
     """Draw and write the error sheet; None when nothing went wrong."""
     import cv2
 
-    from reader.commands.read import ImageError, load_image
+    from reader.imagefile import ImageError, load_image
     from reader.vision.sheet import draw_sheet
 
     def load(path):

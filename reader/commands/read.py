@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 from reader.commands import view_args
 from reader.errors import DiceReaderError
+from reader.imagefile import ImageError, load_image
 
 HELP = (
     "Read every die in image files. Prints one line per image; with --jsonl one JSON object per "
@@ -21,10 +21,6 @@ HELP = (
     "file that cannot be read (the run goes on). Exit status: 0 all images read, 1 one or more "
     "images gave an error, 2 bad usage or the models cannot be loaded."
 )
-
-
-class ImageError(Exception):
-    """An image file that cannot be turned into pixels; the message says why."""
 
 
 def add_arguments(p) -> None:
@@ -36,33 +32,6 @@ def add_arguments(p) -> None:
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     view_args.add_arguments(p)
-
-
-def load_image(path: str | Path):
-    """Decode an image file to a BGR array; raises ImageError with a message a user can act on."""
-    import cv2
-    import numpy as np
-
-    p = Path(path)
-    if not p.exists():
-        raise ImageError("no such file")
-    if p.is_dir():
-        raise ImageError("is a directory, not an image")
-    try:
-        data = np.fromfile(str(p), dtype=np.uint8)
-    except PermissionError:
-        raise ImageError("permission denied") from None
-    except OSError as exc:
-        raise ImageError(f"cannot read the file: {exc.strerror or exc}") from None
-    if data.size == 0:
-        raise ImageError("empty file")
-    # Decoded as stored, a phone photo's EXIF orientation not applied: labels give boxes in "pixels
-    # in the image as stored" (../shared/realdata/README.md), and OpenCV would otherwise turn the
-    # image, so every box read off it lands elsewhere. A die seen from above reads the same either way.
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-    if image is None or image.size == 0:
-        raise ImageError("not an image that can be decoded (corrupt or unsupported format)")
-    return image
 
 
 def load_recognizer(models_dir: str | None):

@@ -1,5 +1,6 @@
 """What a look may be taught with (models.train.augment): the same die in another colour
-(recolour), the same die out of focus (defocus). If recolouring moved the marks, turned white pips
+(recolour), the same die out of focus (defocus), the same die small in a webcam's JPEG
+(small_camera). If recolouring moved the marks, turned white pips
 pink or swapped light and dark, or defocus changed the die's colours, a look taught with them would
 learn dice that do not exist."""
 
@@ -7,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.train.augment import defocus, recolour
+from models.train.augment import defocus, recolour, small_camera
 
 
 def painted_die(body, pips) -> np.ndarray:
@@ -76,3 +77,29 @@ def test_the_whole_look_s_crops_can_be_taught_out_of_focus():
     sharp = [edge(make_crop(patch, np.random.default_rng(s))) for s in range(12)]
     soft = [edge(make_crop(patch, np.random.default_rng(s), blur_p=1.0)) for s in range(12)]
     assert np.median(soft) < np.median(sharp) / 2
+
+
+def test_a_small_camera_loses_what_a_small_die_cannot_show_and_keeps_its_colours():
+    # a 96 px crop with one-pixel stripes: no die 24-72 px across in a JPEG stream shows them
+    img = np.full((96, 96, 3), (40, 40, 200), np.uint8)
+    img[:, ::2] = 255
+    rng = np.random.default_rng(7)
+    fine = lambda im: np.abs(np.diff(im.astype(int), axis=1)).mean()  # noqa: E731
+    for _ in range(10):
+        out = small_camera(img, rng, per_side=1.15)
+        assert out.shape == img.shape and out.dtype == np.uint8
+        assert fine(out) < fine(img) / 4
+        assert np.abs(out.reshape(-1, 3).mean(0) - img.reshape(-1, 3).mean(0)).max() < 12
+
+
+def test_the_d6_look_s_crops_can_be_taught_as_a_small_camera_sees_them():
+    # train_top_face --small-camera: the same die's cuts, with and without, over the same draws
+    from models.train.reader_data import CTX
+    from models.train.train_top_face import top_crop
+
+    patch = np.full((CTX, CTX, 3), (40, 40, 200), np.uint8)
+    patch[:, ::2] = 255
+    fine = lambda im: np.abs(np.diff(im.astype(int), axis=1)).mean()  # noqa: E731
+    sharp = [fine(top_crop(patch, np.random.default_rng(s), per_side=1.15)) for s in range(12)]
+    small = [fine(top_crop(patch, np.random.default_rng(s), per_side=1.15, small_p=1.0)) for s in range(12)]
+    assert np.median(small) < np.median(sharp) / 2

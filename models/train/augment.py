@@ -70,6 +70,31 @@ def defocus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), float(rng.uniform(1.5, 4.0)))
 
 
+def small_camera(img: np.ndarray, rng: np.random.Generator, per_side: float,
+                 quality: tuple[int, int] = (20, 75)) -> np.ndarray:
+    """The crop as a small or cheap camera gives it: the die `side` px across in the frame (24-72,
+    drawn log-uniform), the JPEG of a webcam's stream (`quality`, 20-75 unless said) at that size, blown up to the
+    crop again as the runtime blows up its cuts (reader.vision.crops).
+
+    Why: photometric's JPEG is applied to the 96 px crop, so its 8 px blocks are a twelfth of the
+    crop; a 35 px die's blocks are 8 px of the frame, about a fifth of its cut, 14-22 px once blown
+    up: large enough to look like pips. tray-d6-nell at JPEG 25 (benchmarks/other_cameras.py) had
+    the D6's look read a 5 and a 4 as 6 at 0.99-1.0. `per_side` is the cut's side over the die's box
+    side, so that the die, not the cut, is `side` px across. Taught to the D6's look (session 25) it
+    made that look surer of compressed dice, wrong ones too: off in every committed look
+    (models/reader.md, "Session 25")."""
+    n = img.shape[0]
+    side = float(np.exp(rng.uniform(np.log(24), np.log(72))))
+    small = max(8, int(round(side * per_side)))
+    if small >= n:
+        return img
+    out = cv2.resize(img, (small, small), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(quality[0], quality[1] + 1))])
+    if ok:
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return cv2.resize(out, (n, n), interpolation=cv2.INTER_LINEAR)
+
+
 def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     k = int(rng.integers(3, 8))
     kernel = np.zeros((k, k), np.float32)

@@ -79,16 +79,20 @@ def test_the_whole_look_s_crops_can_be_taught_out_of_focus():
     assert np.median(soft) < np.median(sharp) / 2
 
 
+def fine_detail(img: np.ndarray) -> float:
+    """Mean step between neighbouring pixels across a row: high for one-pixel stripes."""
+    return float(np.abs(np.diff(img.astype(int), axis=1)).mean())
+
+
 def test_a_small_camera_loses_what_a_small_die_cannot_show_and_keeps_its_colours():
     # a 96 px crop with one-pixel stripes: no die 24-72 px across in a JPEG stream shows them
     img = np.full((96, 96, 3), (40, 40, 200), np.uint8)
     img[:, ::2] = 255
     rng = np.random.default_rng(7)
-    fine = lambda im: np.abs(np.diff(im.astype(int), axis=1)).mean()  # noqa: E731
     for _ in range(10):
         out = small_camera(img, rng, per_side=1.15)
         assert out.shape == img.shape and out.dtype == np.uint8
-        assert fine(out) < fine(img) / 4
+        assert fine_detail(out) < fine_detail(img) / 4
         assert np.abs(out.reshape(-1, 3).mean(0) - img.reshape(-1, 3).mean(0)).max() < 12
 
 
@@ -99,7 +103,6 @@ def test_the_d6_look_s_crops_can_be_taught_as_a_small_camera_sees_them():
 
     patch = np.full((CTX, CTX, 3), (40, 40, 200), np.uint8)
     patch[:, ::2] = 255
-    fine = lambda im: np.abs(np.diff(im.astype(int), axis=1)).mean()  # noqa: E731
-    sharp = [fine(top_crop(patch, np.random.default_rng(s), per_side=1.15)) for s in range(12)]
-    small = [fine(top_crop(patch, np.random.default_rng(s), per_side=1.15, small_p=1.0)) for s in range(12)]
+    sharp = [fine_detail(top_crop(patch, np.random.default_rng(s), per_side=1.15)) for s in range(12)]
+    small = [fine_detail(top_crop(patch, np.random.default_rng(s), per_side=1.15, small_p=1.0)) for s in range(12)]
     assert np.median(small) < np.median(sharp) / 2

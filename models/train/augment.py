@@ -9,6 +9,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from reader.vision.other_cameras import jpeg
+
+# the JPEG qualities small_camera draws from unless told (train_top_face --small-camera-quality)
+SMALL_CAMERA_QUALITY = (20, 75)
+
 
 def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Random colour, exposure, blur, noise and JPEG on a uint8 BGR image."""
@@ -40,10 +45,7 @@ def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0
         noise = rng.normal(0, sigma, size=out.shape).astype(np.float32)
         out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.5 * strength:
-        q = int(rng.uniform(35, 90))
-        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
-        if ok:
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out = jpeg(out, int(rng.uniform(35, 90)))
     return out
 
 
@@ -71,17 +73,17 @@ def defocus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def small_camera(img: np.ndarray, rng: np.random.Generator, per_side: float,
-                 quality: tuple[int, int] = (20, 75)) -> np.ndarray:
-    """The crop as a small or cheap camera gives it: the die `side` px across in the frame (24-72,
-    drawn log-uniform), the JPEG of a webcam's stream (`quality`, 20-75 unless said) at that size, blown up to the
-    crop again as the runtime blows up its cuts (reader.vision.crops).
+                 quality: tuple[int, int] = SMALL_CAMERA_QUALITY) -> np.ndarray:
+    """The crop as a small or cheap camera gives it: the die 24-72 px across in the frame (drawn
+    log-uniform), the JPEG of a webcam's stream at that size (quality drawn from `quality`), blown
+    up to the crop again as the runtime blows up its cuts (reader.vision.crops).
 
     Why: photometric's JPEG is applied to the 96 px crop, so its 8 px blocks are a twelfth of the
     crop; a 35 px die's blocks are 8 px of the frame, about a fifth of its cut, 14-22 px once blown
     up: large enough to look like pips. tray-d6-nell at JPEG 25 (benchmarks/other_cameras.py) had
     the D6's look read a 5 and a 4 as 6 at 0.99-1.0. `per_side` is the cut's side over the die's box
-    side, so that the die, not the cut, is `side` px across. Taught to the D6's look (session 25) it
-    made that look surer of compressed dice, wrong ones too: off in every committed look
+    side, so that the die, not the cut, is that size. Taught to the D6's look (session 25) it made
+    that look surer of compressed dice, wrong ones too: off in every committed look
     (models/reader.md, "Session 25")."""
     n = img.shape[0]
     side = float(np.exp(rng.uniform(np.log(24), np.log(72))))
@@ -89,9 +91,7 @@ def small_camera(img: np.ndarray, rng: np.random.Generator, per_side: float,
     if small >= n:
         return img
     out = cv2.resize(img, (small, small), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(quality[0], quality[1] + 1))])
-    if ok:
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    out = jpeg(out, int(rng.integers(quality[0], quality[1] + 1)))
     return cv2.resize(out, (n, n), interpolation=cv2.INTER_LINEAR)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.train.augment import defocus, photometric, recolour, small_camera
+from models.train.augment import SMALL_CAMERA_QUALITY, defocus, photometric, recolour, small_camera
 from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
@@ -47,7 +47,7 @@ REAL_SHARE_DEFAULT = 0.3
 
 def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool = True,
              per_side: float = TOP_PER_SIDE, recolour_p: float = 0.0, blur_p: float = 0.0,
-             small_p: float = 0.0, small_quality: tuple[int, int] = (20, 75)) -> np.ndarray:
+             small_p: float = 0.0, small_quality: tuple[int, int] = SMALL_CAMERA_QUALITY) -> np.ndarray:
     """A CROP x CROP cut of the middle of the die in a context patch (reader_data's convention);
     `recolour_p` of them in other colours (augment.recolour), `blur_p` out of focus (augment.defocus),
     `small_p` as a small die in a cheap camera's JPEG (augment.small_camera)."""
@@ -64,9 +64,10 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
         out = recolour(out, rng)
     if augment and blur_p > 0 and rng.random() < blur_p:
         out = defocus(out, rng)
+    strength = 1.0
     if augment and small_p > 0 and rng.random() < small_p:
-        return photometric(small_camera(out, rng, per_side, small_quality), rng, 0.5)
-    return photometric(out, rng, 1.0) if augment else out
+        out, strength = small_camera(out, rng, per_side, small_quality), 0.5  # already a camera's
+    return photometric(out, rng, strength) if augment else out
 
 
 def parse_cuts(items: list[str]) -> dict[str, float]:
@@ -145,8 +146,8 @@ def main(argv=None):
     ap.add_argument("--small-camera", type=float, default=0.0, metavar="P",
                     help="share of the crops shown as a 24-72 px die in a webcam's JPEG (augment.small_camera; "
                          "default 0, as the committed looks were taught)")
-    ap.add_argument("--small-camera-quality", type=int, nargs=2, default=[20, 75], metavar=("LO", "HI"),
-                    help="the JPEG qualities --small-camera draws from (default 20 75)")
+    ap.add_argument("--small-camera-quality", type=int, nargs=2, default=list(SMALL_CAMERA_QUALITY),
+                    metavar=("LO", "HI"), help="the JPEG qualities --small-camera draws from (default %(default)s)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu", help="cpu, cuda or auto (a GPU when torch sees one)")
     ap.add_argument("--workers", type=int, default=1,

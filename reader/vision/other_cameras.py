@@ -31,10 +31,16 @@ def monochrome(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
+def jpeg(img: np.ndarray, quality: int) -> np.ndarray:
+    """The image after a JPEG round trip at `quality` (as it came when OpenCV cannot encode it);
+    training's augmentation (models/train/augment.py) compresses with this too."""
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+
+
 def jpeg_25(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A cheap webcam's stream: JPEG at quality 25."""
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 25])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+    return jpeg(img, 25)
 
 
 def out_of_focus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -197,9 +197,15 @@ def test_no_sheet_when_nothing_went_wrong(tmp_path, capsys):
     pytest.param(["evaluate", "/no/such/set"], "no such set", id="missing set folder"),
     pytest.param(["evaluate", "{tmp}"], "no labels.jsonl", id="folder that is not a set"),
     pytest.param(["evaluate", "{tmp}", "--limit", "0"], "--limit", id="limit below one"),
+    pytest.param(["evaluate", "{set}", "--truth-cameras"], "no events.jsonl", id="known cameras of photos"),
+    pytest.param(["evaluate", "{set}", "--truth-cameras", "--camera-fov", "60"], "not both",
+                 id="two cameras at once"),
+    pytest.param(["evaluate", "{set}", "--lean-look"], "--camera-fov", id="the lean look, no camera"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(argv, message, tmp_path, capsys):
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "labels.jsonl").write_text('{"image": "a.png", "dice": []}\n')
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{set}", str(tmp_path / "set")) for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

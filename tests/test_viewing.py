@@ -18,6 +18,17 @@ STILLS = Path(__file__).resolve().parents[1] / "fixtures" / "stills"
 W, H = 1280, 720
 
 
+def stills_truth():
+    """(camera as rendered, its CameraView, the dice as placed) of every frame of the stills."""
+    for line in (STILLS / "events.jsonl").open():
+        e = json.loads(line)
+        if e["type"] == "truth":
+            cam = e["camera"]
+            view = CameraView(math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0])),
+                              cam["off_vertical_deg"])
+            yield cam, view, e["dice"]
+
+
 @pytest.mark.parametrize("view, x, y, want", [
     pytest.param(CameraView(90.0), W / 2, H / 2, 0.0, id="straight down, the centre: from above"),
     pytest.param(CameraView(90.0), W, H / 2, 45.0, id="90 deg field of view, the side edge: 45"),
@@ -38,14 +49,8 @@ def test_slant_is_the_renderers_own():
     # (field of view from the intrinsics, lean off vertical) against the line from its true
     # position to the camera's eye
     errors = []
-    for line in (STILLS / "events.jsonl").open():
-        e = json.loads(line)
-        if e["type"] != "truth":
-            continue
-        cam = e["camera"]
-        view = CameraView(math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0])),
-                          cam["off_vertical_deg"])
-        for d in e["dice"]:
+    for cam, view, dice in stills_truth():
+        for d in dice:
             ray = np.array(cam["eye"]) - np.array(d["pose"]["t"])
             true = math.degrees(math.acos(ray[2] / np.linalg.norm(ray)))
             x0, y0, x1, y1 = d["box"]
@@ -87,26 +92,16 @@ def test_with_its_camera_known_the_reader_accepts_fewer_wrong_readings():
     # the committed reader on the committed still set, each frame read with its own camera's
     # set-up (what `watch --camera-fov --camera-tilt` gives): measured 7 -> 5 accepted wrong
     # (two steep D10 values; cocked dice given a value 7 -> 5), right 388 -> 385 of 1,453
-    from reader.commands.evaluate import evaluate_images
+    from reader.commands.evaluate import evaluate_images, truth_views
     from reader.vision.evaluate import summarise
     from reader.vision.realdata import load_set
     from reader.vision.recognizer import Recognizer
 
-    views = {}
-    for line in (STILLS / "events.jsonl").open():
-        e = json.loads(line)
-        if e["type"] == "truth":
-            cam = e["camera"]
-            views[f"{e['frame']:06d}.jpg"] = CameraView(
-                math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0])), cam["off_vertical_deg"])
+    views = {str(STILLS / f): v for f, v in truth_views(STILLS).items()}
     rec = Recognizer.load()
     images = load_set(STILLS)
     without = summarise("stills", evaluate_images(images, rec))
-    results = []
-    for image in images:
-        rec.view = views[image.path.name]
-        results += evaluate_images([image], rec)
-    known = summarise("stills", results)
+    known = summarise("stills", evaluate_images(images, rec, views=views))
     wrong = lambda s: s.accepted_wrong + s.cocked_given_value  # noqa: E731
     assert wrong(known) <= wrong(without) - 2
     assert known.right >= without.right - 10
@@ -115,6 +110,7 @@ def test_with_its_camera_known_the_reader_accepts_fewer_wrong_readings():
 @pytest.mark.parametrize("stored, want", [
     pytest.param({"hfov": 70.0, "tilt": 12.0}, CameraView(70.0, 12.0), id="as written"),
     pytest.param({"hfov": 70}, CameraView(70.0), id="no tilt: straight down"),
+    pytest.param({"hfov": 60, "tilt": 15, "lean": True}, CameraView(60.0, 15.0, lean=True), id="with the lean look"),
     pytest.param({"hfov": "wide"}, None, id="not a number"),
     pytest.param({"tilt": 10}, None, id="no field of view"),
     pytest.param("70x10", None, id="not a mapping"),
@@ -126,3 +122,43 @@ def test_a_recorded_camera_view_is_read_back_or_refused(stored, want):
     else:
         assert CameraView.from_json(stored) == want
         assert CameraView.from_json(want.to_json()) == want
+
+
+def test_the_cameras_foot_is_the_renderers_own():
+    # the way from each die of the committed stills toward the camera's foot, as turn_to_foot gives
+    # it, against the renderer's camera: its eye dropped onto the table and projected into the frame
+    errors = []
+    for cam, view, dice in stills_truth():
+        w, h, k = cam["width"], cam["height"], np.array(cam["intrinsics"])
+        p = np.array(cam["view"]) @ np.array([cam["eye"][0], cam["eye"][1], 0.0, 1.0])
+        foot = (k[0][0] * p[0] / -p[2] + k[0][2], -k[1][1] * p[1] / -p[2] + k[1][2])
+        for d in dice:
+            x0, y0, x1, y1 = d["box"]
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            if view.slant(cx, cy, w, h) < 5:  # straight below the camera the way is any way
+                continue
+            true = math.degrees(math.atan2(foot[1] - cy, foot[0] - cx)) - 90.0
+            errors.append((view.turn_to_foot(cx, cy, w, h) - true + 180) % 360 - 180)
+    assert len(errors) > 1000
+    assert np.abs(errors).max() < 3.0
+
+
+@pytest.mark.parametrize("x, y, want", [
+    pytest.param(W / 2, 0.0, 0.0, id="above the foot: unturned"),
+    pytest.param(W, H / 2, 90.0, id="right of the middle: the foot to its left"),
+    pytest.param(W / 2, H * 4, 180.0, id="below the foot: upside down"),
+])
+def test_turn_to_foot(x, y, want):
+    # straight down with a 90 degree field of view the foot is the frame's middle
+    got = CameraView(90.0).turn_to_foot(x, y, W, H)
+    assert (got - want + 180) % 360 - 180 == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_lean_look_needs_a_described_camera():
+    from argparse import Namespace
+
+    from reader.commands.view_args import view_from_args
+
+    with pytest.raises(DiceReaderError, match="--camera-fov"):
+        view_from_args(Namespace(camera_fov=None, camera_tilt=0.0, lean_look=True))
+    assert view_from_args(Namespace(camera_fov=65.0, camera_tilt=0.0, lean_look=True)).lean

@@ -5,6 +5,7 @@
     python -m models.train.export top-face work/reader_top.pt models/reader_top.onnx
     python -m models.train.export top-face work/reader_top_d6.pt models/reader_top_d6.onnx
     python -m models.train.export calibration models/reader.onnx work/reader.onnx --meta work/reader_calib.json
+    python -m models.train.export lean work/lean.pt models/reader_lean.onnx
 
 `calibration` keeps an exported reader's network as it is and gives it new calibration metadata
 (the torch weights need not exist: work/ does not survive a fresh machine).
@@ -21,11 +22,30 @@ from pathlib import Path
 import onnx
 import torch
 
-from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet, load_reader_state
+from models.train.nets import STATES, TYPES, DiceDetector, DiceReaderNet, LeanNet, load_reader_state
 from models.train.train_top_face import TOP_PER_SIDE
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
+
+
+def export_lean(weights: Path, out: Path, meta: dict) -> None:
+    """The lean look (reader.vision.lean): a crop turned so the camera's foot is below it, and the
+    angle the camera sees it at, in; leaning logits (flat, leaning) out."""
+    if "lean_threshold" not in meta:
+        raise SystemExit("export lean: no lean_threshold (train_lean writes it beside the weights, OUT.meta.json)")
+    net = LeanNet()
+    net.load_state_dict(torch.load(weights, map_location="cpu"))
+    net.eval()
+    x, a = torch.zeros(4, 3, CROP, CROP), torch.zeros(4, 1)
+    torch.onnx.export(net, (x, a), str(out), input_names=["image", "slant"], output_names=["lean_logits"],
+                      dynamic_axes={"image": {0: "n"}, "slant": {0: "n"}, "lean_logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    base = {"crop": CROP, "crop_per_side": CROP_PER_SIDE, "states": ["flat", "leaning"],
+            "role": "the lean look (reader.vision.lean): the reader's crop turned so the camera's foot is "
+                    "below the die; slant: degrees off vertical the camera sees it at, N x 1"}
+    _save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
 
 
 def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
@@ -79,15 +99,15 @@ def restamp(model_path: Path, out: Path, meta: dict) -> None:
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("kind", choices=["detector", "reader", "top-face", "calibration"])
+    ap.add_argument("kind", choices=["detector", "reader", "top-face", "calibration", "lean"])
     ap.add_argument("weights", type=Path, help="torch weights (.pt); for calibration, the exported reader (.onnx)")
     ap.add_argument("out", type=Path)
     ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")
     ap.add_argument("--version", default="dev")
     args = ap.parse_args(argv)
     meta = {}
-    trained = args.weights.with_suffix(".meta.json")  # what train_top_face says of its cuts
-    if args.kind == "top-face" and trained.is_file():
+    trained = args.weights.with_suffix(".meta.json")  # what train_top_face says of its cuts, train_lean of its threshold
+    if args.kind in ("top-face", "lean") and trained.is_file():
         meta.update(json.loads(trained.read_text()))
     meta.update(json.loads(args.meta.read_text()) if args.meta else {})
     if args.kind == "calibration":
@@ -96,6 +116,9 @@ def main(argv=None):
         restamp(args.weights, args.out, meta)
         return
     meta.setdefault("version", args.version)
+    if args.kind == "lean":
+        export_lean(args.weights, args.out, meta)
+        return
     export(args.kind, args.weights, args.out, meta)
 
 

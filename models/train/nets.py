@@ -112,3 +112,31 @@ def load_reader_state(net: DiceReaderNet, state: dict) -> None:
         state = dict(state)
         state["face_head.weight"] = torch.cat([w, torch.zeros_like(w)], 1)
     net.load_state_dict(state)
+
+
+class LeanNet(nn.Module):
+    """Is this die leaning? From its crop turned so that the camera's foot is below it, and the
+    angle (degrees off vertical) the camera sees it at.
+
+    The reader's own state head cannot tell a cocked die whose upturned face looks at the camera
+    from a flat die seen from above: it learnt from crops turned every way, and its global average
+    forgets where things are. Seen from 30 degrees off vertical a flat die shows the side face
+    toward the camera's foot; a die showing a face squarely, or its second face on the far side,
+    is leaning. So this network keeps where its features are (a 6x6 map, flattened), is never
+    taught on turned crops, and is told the angle. The features are the reader's, taught on.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.features = DiceReaderNet().features
+        self.squeeze = nn.Sequential(nn.Conv2d(224, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        self.drop = nn.Dropout(0.2)
+        self.hidden = nn.Linear(16 * 6 * 6 + 2, 64)
+        self.out = nn.Linear(64 + 2, 2)
+
+    def forward(self, x, slant):
+        a = slant.reshape(-1, 1) / 45.0
+        angle = torch.cat([a, a * a], 1)
+        f = self.drop(torch.flatten(self.squeeze(self.features(x)), 1))
+        h = F.relu(self.hidden(torch.cat([f, angle], 1)))
+        return self.out(torch.cat([self.drop(h), angle], 1))

@@ -15,9 +15,15 @@
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
     # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54
+    # for the lean look (reader_lean.onnx): crops whose camera angle is known
+    python -m reader.synth.bulk crops  --out work/synth/lean101 --count 3091 --seed 101 --lean
+    python -m reader.synth.bulk crops  --out work/synth/lean102 --count 4956 --seed 102 --lean
+    python -m reader.synth.bulk crops  --out work/synth/lean103 --count 284 --seed 103 --lean
+    python -m reader.synth.bulk crops  --out work/synth/tr71 --count 40000 --seed 71
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
-        [--d10-look-minutes 40] [--d10-look-again-minutes 50]
+        [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
+        [--lean-look-real-minutes 20]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -31,7 +37,8 @@ again from its own weights, half its draws real D10 (reader v10); gather the cal
 dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
 the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
-the whole look: reader v12). Timings are for two CPU cores. The
+the whole look: reader v12); last, the lean look from the reader's features (train_lean), taught
+on with tray-d6-nell's dice as flat ones, exported with its threshold. Timings are for two CPU cores. The
 committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -42,7 +49,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from models.train import calib_set, calibrate, export, single_boxes, train_detector, train_reader, train_top_face
+from models.train import (calib_set, calibrate, export, single_boxes, train_detector, train_lean, train_reader,
+                          train_top_face)
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
@@ -92,6 +100,16 @@ def main(argv=None):
     ap.add_argument("--synth-crops", type=Path, action="append", default=None,
                     help="folders of rendered crops (default: work/synth/crops and work/synth/numerals)")
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
+    ap.add_argument("--lean-look-minutes", type=float, default=30,
+                    help="the lean look (models/reader_lean.md), from the reader's features (0: none)")
+    ap.add_argument("--lean-look-real-minutes", type=float, default=20,
+                    help="the lean look taught on, a fifth of its draws tray-d6-nell's dice as flat dice seen by a "
+                         "camera 70 degrees wide straight above (0: not)")
+    ap.add_argument("--lean-crops", type=Path, nargs="*",
+                    default=[Path("work/synth/lean101"), Path("work/synth/lean102"), Path("work/synth/lean103")],
+                    help="crops rendered for the lean look (bulk crops --lean)")
+    ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
+                    help="plain crops (mix all) whose camera angles are replayed from their seed")
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
     # each model keeps its own version line (the cards name them): detector v3, reader v12
@@ -149,6 +167,17 @@ def main(argv=None):
                     "--out", str(w / "reader_calib.json")] + looks)
     export.main(["reader", str(w / "reader.pt"), str(m / "reader.onnx"), "--meta", str(w / "reader_calib.json"),
                  "--version", args.reader_version])
+    if args.lean_look_minutes > 0:
+        lean_data = ([a for c in args.lean_crops if c.is_dir() for a in ("--synth", str(c))] +
+                     [a for r in args.lean_replay for a in ("--replay", r)])
+        train_lean.main(["--minutes", str(args.lean_look_minutes), "--init", str(m / "reader.onnx"),
+                         "--out", str(w / "lean.pt")] + lean_data)
+        lean = w / "lean.pt"
+        if args.lean_look_real_minutes > 0:
+            train_lean.main(["--minutes", str(args.lean_look_real_minutes), "--resume", str(lean), "--lr", "3e-4",
+                             "--seed", "1", "--real", "tray-d6-nell=70", "--out", str(w / "lean_real.pt")] + lean_data)
+            lean = w / "lean_real.pt"
+        export.main(["lean", str(lean), str(m / "reader_lean.onnx"), "--version", "1"])
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from reader.commands import view_args
 from reader.errors import DiceReaderError
 
 HELP = (
@@ -39,6 +40,11 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
+    view_args.add_arguments(p)
+    p.add_argument("--truth-cameras", action="store_true",
+                   help="rendered sets (fixtures/stills): read each frame knowing its camera, the field of view "
+                        "and lean its truth events record, as a tray camera described at setup "
+                        "(--camera-fov, --camera-tilt) is read")
 
 
 def resolve_set(spec: str) -> Path:
@@ -97,14 +103,59 @@ class Progress:
         self.stream.flush()
 
 
-def evaluate_images(images, recognizer, progress=None):
-    """Run the recognizer on each labeled image and score it; an unreadable image misses all."""
+def truth_views(folder: Path, lean: bool = False) -> dict:
+    """{image file: CameraView} from a rendered set's truth events (events.jsonl beside labels.jsonl,
+    written by reader.synth.fixtures): the camera each frame was rendered with; `lean`: and the
+    lean look asked for."""
+    import math
+
+    from reader.vision.viewing import CameraView
+
+    events = folder / "events.jsonl"
+    if not events.is_file():
+        raise DiceReaderError(f"{folder}: no events.jsonl, so no cameras to read it with (--truth-cameras "
+                              "is for rendered sets such as fixtures/stills)")
+    files, cameras = {}, {}
+    with events.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                e = json.loads(line)
+                if e.get("type") == "frame":
+                    files[e["index"]] = e["file"]
+                elif e.get("type") == "truth" and "camera" in e:
+                    cam = e["camera"]
+                    hfov = math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0]))
+                    cameras[e["frame"]] = CameraView(hfov, float(cam["off_vertical_deg"]), lean)
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                raise DiceReaderError(f"{events}, line {n}: not a frame or truth event ({exc})") from None
+    views = {files[i]: v for i, v in cameras.items() if i in files}
+    if not views:
+        raise DiceReaderError(f"{events}: no frame's truth records its camera")
+    return views
+
+
+def evaluate_images(images, recognizer, progress=None, views: dict | None = None):
+    """Run the recognizer on each labeled image and score it; an unreadable image misses all.
+    `views`: {image path: CameraView}, each image read knowing its camera; the recognizer's own
+    view is put back afterwards."""
+    if views is None:
+        return _evaluate(images, recognizer, progress, None)
+    own = recognizer.view
+    try:
+        return _evaluate(images, recognizer, progress, views)
+    finally:
+        recognizer.view = own
+
+
+def _evaluate(images, recognizer, progress, views):
     from reader.imagefile import ImageError, load_image
     from reader.vision.evaluate import failed_image, score_image
 
     results = []
     for n, item in enumerate(images, 1):
         path = str(item.path)
+        if views is not None:
+            recognizer.view = views.get(path)
         t0 = time.perf_counter()
         try:
             image = load_image(item.path)
@@ -171,18 +222,31 @@ def run(args, recognizer=None) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise DiceReaderError("--limit must be at least 1")
+    if args.truth_cameras and args.camera_fov is not None:
+        raise DiceReaderError("give --camera-fov or --truth-cameras, not both")
+    # one camera for every image, as a tray camera is described
+    fixed = None if args.truth_cameras else view_args.view_from_args(args)
     folders = [resolve_set(s) for s in args.sets]  # fail on a bad name before loading models
+    truth = {f: truth_views(f, args.lean_look) for f in folders} if args.truth_cameras else {}
     if recognizer is None:
         from reader.commands.read import load_recognizer
 
         recognizer = load_recognizer(args.models)
+    if fixed is not None:
+        recognizer.view = fixed
     several = len(folders) > 1
     scores, sheets = [], {}
     for folder, name in zip(folders, display_names(folders)):
         holdout = args.holdout_only or (folder.name in TRAINABLE and not args.all_images)
         images = select_images(load_set(folder), holdout, args.limit)
         label = f"{name}{' (holdout)' if holdout else ''}"
-        results = evaluate_images(images, recognizer, Progress(label, len(images)))
+        views = None
+        if fixed is not None:
+            label += f" (camera {fixed.hfov:g} deg wide, tilted {fixed.tilt:g}{', lean look' if fixed.lean else ''})"
+        if args.truth_cameras:
+            views = {str(folder / f): v for f, v in truth[folder].items()}
+            label += " (cameras known, lean look)" if args.lean_look else " (cameras known)"
+        results = evaluate_images(images, recognizer, Progress(label, len(images)), views)
         score = summarise(label, results)
         scores.append(score)
         if not args.no_sheet:

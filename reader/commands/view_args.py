@@ -16,14 +16,21 @@ def add_arguments(p) -> None:
     p.add_argument("--camera-tilt", type=float, metavar="DEG", default=0.0,
                    help="how far the camera leans off straight down, toward the top of the picture "
                         "(default 0: straight down); needs --camera-fov")
+    p.add_argument("--lean-look", action="store_true",
+                   help="with --camera-fov: a read die that the lean look (models/reader_lean.onnx) finds leaning "
+                        "is called cocked, roll again. On the renders it keeps cocked dice from a value; on real "
+                        "photos it refuses flat dice when the camera is not described right (models/reader_lean.md)")
 
 
 def view_from_args(args):
     """A CameraView from the options, or None when no field of view was given."""
     from reader.vision.viewing import CameraView
 
+    lean = getattr(args, "lean_look", False)
     if args.camera_fov is None:
         if args.camera_tilt:
             raise DiceReaderError("--camera-tilt needs --camera-fov (the camera's horizontal field of view)")
+        if lean:
+            raise DiceReaderError("--lean-look needs --camera-fov: it reads a die by where the camera sees it from")
         return None
-    return CameraView(args.camera_fov, args.camera_tilt)
+    return CameraView(args.camera_fov, args.camera_tilt, lean)

@@ -7,7 +7,9 @@ Writes `NNNNNNN.jpg` and one `labels.jsonl` line per image in the shared labeled
 (`{"image", "dice": [{"die", "value", "box", "state", "style"?}]}`; the main die first in a crop;
 scenes add the camera). Image i is a pure function of (seed, i): a restart reads labels.jsonl,
 drops a torn last line, skips every image already listed and renders the rest, so killing and
-restarting loses at most the image in flight. The rate is printed as it goes.
+restarting loses at most the image in flight. The rate is printed as it goes. An image whose
+render never ends (the GL driver hung inside one scene's draw, where no Python can stop it) is
+noted in `hung.txt` and passed by: the run ends that process and goes on in a fresh one.
 """
 
 from __future__ import annotations
@@ -15,11 +17,53 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+# An image renders in well under a second; one that has taken this long never ends. Mesa's software
+# GL (llvmpipe) hung for good inside the draw of one scene (`crops --lean --seed 101`, image 3091,
+# at supersample 1; session 26), holding Python's lock, and the run stood still without a word.
+HANG_SECONDS = 120.0
+HUNG_FILE = "hung.txt"  # images passed by because their render never ended
+RENDERING_FILE = ".rendering"  # the image being rendered now, for the supervising process
+_CHILD_ENV = "DICE_READER_BULK_CHILD"
+
+
+def _hung_images(out: Path) -> set[str]:
+    f = out / HUNG_FILE
+    return set(f.read_text().split()) if f.is_file() else set()
+
+
+def supervise(cmd: list[str], out: Path, hang_seconds: float = HANG_SECONDS, poll: float = 1.0) -> int:
+    """Run `cmd`, a bulk generation into `out`, in a child process. When one image has been
+    rendering for `hang_seconds` (RENDERING_FILE names it and dates it), the child is killed, the
+    image noted in HUNG_FILE and `cmd` run again, which passes it by. A draw that holds Python's
+    lock cannot be stopped from inside its own process, so the watch is kept from outside."""
+    marker = out / RENDERING_FILE
+    while True:
+        child = subprocess.Popen(cmd, env={**os.environ, _CHILD_ENV: "1"})
+        hung = None
+        while child.poll() is None:
+            time.sleep(poll)
+            try:
+                name, since = marker.read_text().strip(), marker.stat().st_mtime
+            except OSError:
+                continue
+            if name and time.time() - since > hang_seconds:
+                hung = name
+                child.kill()
+                child.wait()
+        if hung is None:
+            return child.returncode
+        with (out / HUNG_FILE).open("a", encoding="utf-8") as fh:
+            fh.write(hung + "\n")
+        marker.unlink(missing_ok=True)
+        print(f"bulk: image {hung} rendered for {hang_seconds:g} s and would not end (the GL driver hung); "
+              f"noted in {out / HUNG_FILE}, passed by, going on in a fresh process", file=sys.stderr, flush=True)
 
 
 def _done_images(labels: Path) -> set[str]:
@@ -42,17 +86,31 @@ def _done_images(labels: Path) -> set[str]:
     return done
 
 
+# Crops for the lean look (models/train/train_lean.py): the camera drawn evenly up to this far off
+# vertical, as far as a tray camera's frame corners see a die, and this share of the dice cocked.
+LEAN_MAX_OFF = 55.0
+LEAN_COCKED_SHARE = 0.35
+
+
 def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
-              glyphs: str = "base") -> tuple[np.ndarray, dict, dict]:
+              glyphs: str = "base", lean: bool = False) -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
-    `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs)."""
+    `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs); `lean`
+    draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
+    the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
 
     rng = np.random.default_rng([seed, index, 1])
-    scene = crop_scene(rng, size=size, classes=MIXES[mix])
+    if lean:
+        pick = np.random.default_rng([seed, index, 11])
+        off = float(pick.uniform(0.0, LEAN_MAX_OFF))
+        scene = crop_scene(rng, size=size, classes=MIXES[mix], off_vertical=off,
+                           cocked=bool(pick.random() < LEAN_COCKED_SHARE))
+    else:
+        scene = crop_scene(rng, size=size, classes=MIXES[mix])
     if glyphs == "varied":
         vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
     fx_rng = np.random.default_rng([seed, index, 5])
@@ -62,7 +120,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         # the camera effects blur it below the render size anyway: skip the 2x supersampling
         scene["camera"]["supersample"] = 1
     img = renderer.render(scene)
-    return apply_fx(img, fx), {"dice": scene["labels"]}, fx
+    row = {"dice": scene["labels"]}
+    if lean:
+        row["camera"] = {"off_vertical_deg": round(scene["camera"]["off_vertical_deg"], 3)}
+    return apply_fx(img, fx), row, fx
 
 
 def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 540):
@@ -83,7 +144,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
-             resample_min: float | None = None, glyphs: str = "base") -> dict:
+             resample_min: float | None = None, glyphs: str = "base", lean: bool = False) -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -93,7 +154,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs)
+                         glyphs, lean)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -121,30 +182,34 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs) -> dict:
+              glyphs, lean=False) -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
     labels = out / "labels.jsonl"
     done = _done_images(labels)
-    todo = [i for i in range(count) if f"{i:07d}.jpg" not in done]
+    hung = _hung_images(out)
+    todo = [i for i in range(count) if f"{i:07d}.jpg" not in done and f"{i:07d}.jpg" not in hung]
     if not quiet:
         # the same seed draws another font where other fonts are installed: say how many were found
         from reader.synth.textures import fonts
 
         print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
-              f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found)", flush=True)
+              f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found"
+              f"{f'; {len(hung)} passed by, hung before ({HUNG_FILE})' if hung else ''})", flush=True)
     if not todo:
         return {"rendered": 0, "rate": 0.0}
     renderer = Renderer()
+    marker = out / RENDERING_FILE
     t0 = time.time()
     n = failed = 0
     with labels.open("a", encoding="utf-8") as fh:
         for i in todo:
             name = f"{i:07d}.jpg"
+            marker.write_text(name + "\n")  # for supervise(), watching from outside
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -170,11 +235,22 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             if not quiet and (n % report_every == 0 or n == len(todo)):
                 dt = time.time() - t0
                 print(f"bulk {kind}: {len(done) + n}/{count} images, {n / dt:.1f} {kind}/s", flush=True)
+    marker.unlink(missing_ok=True)
     dt = time.time() - t0
     return {"rendered": n, "rate": n / dt if dt > 0 else 0.0}
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The generation runs in a child process under supervise(), which passes by an image whose
+    render never ends."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if os.environ.get(_CHILD_ENV):
+        return _run(argv)
+    a = _parser().parse_args(argv)  # a bad option fails here, before any child
+    return supervise([sys.executable, "-m", "reader.synth.bulk", *argv], a.out)
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m reader.synth.bulk", description=__doc__.split("\n\n")[0])
     p.add_argument("kind", nargs="?", choices=["crops", "scenes"], default=None)
     p.add_argument("--kind", dest="kind_opt", choices=["crops", "scenes"], default=None)
@@ -196,6 +272,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
                         "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
                         "(reader/synth/glyphs.py)")
+    p.add_argument("--lean", action="store_true",
+                   help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
+                        f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
+                        "each row with the camera's angle")
+    return p
+
+
+def _run(argv: list[str]) -> int:
+    p = _parser()
     a = p.parse_args(argv)
     kind = a.kind_opt or a.kind or "crops"
     if a.count < 0:
@@ -204,10 +289,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--mix chooses the dice of crops; scenes always hold every kind")
     if a.glyphs != "base" and kind != "crops":
         p.error("--glyphs varies the numerals of crops")
+    if a.lean and kind != "crops":
+        p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
-                   resample_min=a.resample_min, glyphs=a.glyphs)
+                   resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

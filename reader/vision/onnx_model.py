@@ -48,3 +48,11 @@ class OnnxModel:
 
     def __call__(self, x: np.ndarray) -> list[np.ndarray]:
         return self.session.run(None, {self.input_name: x})
+
+    def run(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """The outputs for a model of several inputs, given in the model's order."""
+        names = [i.name for i in self.session.get_inputs()]
+        if len(inputs) != len(names):
+            raise DiceReaderError(f"model {self.path} takes {len(names)} inputs ({', '.join(names)}), "
+                                  f"given {len(inputs)}")
+        return self.session.run(None, dict(zip(names, inputs)))

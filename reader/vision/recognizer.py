@@ -3,7 +3,8 @@
 ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
 reads each one (reader.vision.faces), and the second looks named in the reader's metadata
 (reader.vision.topface): `reader_top.onnx` at a numeral die's top face, `reader_top_d6.onnx` at a
-D6's pips. Pure computation on an image
+D6's pips. Where the camera is known, `reader_lean.onnx` looks for dice that lean (reader.vision.lean).
+Pure computation on an image
 array: opening cameras and files is the callers' business.
 """
 
@@ -17,6 +18,7 @@ from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Unreadable
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
+from reader.vision.lean import LeanLook
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
 from reader.vision.topface import TopFaceLook
@@ -32,15 +34,20 @@ SINGLE_LONG_SIDE = 96
 # under 0.71 of the image is smaller there than any die it was trained on, and is typed worse
 # (type-lurig: dice 36-53% of the image, 77% typed right from the whole image, 99% from the box).
 FILLS_IMAGE = 0.7
+# The lean look, used only with a known camera that asks for it (CameraView.lean).
+LEAN_MODEL = "reader_lean.onnx"
 
 
 class Recognizer:
-    def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None):
+    def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
+                 lean: LeanLook | None = None):
         self.detector = detector
         self.faces = faces
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
-        # (reader.vision.viewing); None: every die is read as if seen from above
+        # (reader.vision.viewing), and, if the set-up asks for it, dice the lean look finds
+        # leaning are cocked (reader.vision.lean); None: every die is read as if seen from above
         self.view = view
+        self.lean = lean
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -50,7 +57,8 @@ class Recognizer:
         tops = reader.meta.get("top_face") or []
         looks = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t)
                  for t in ([tops] if isinstance(tops, dict) else tops)]
-        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks))
+        lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
+        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks), lean=lean)
 
     @property
     def versions(self) -> dict:
@@ -58,6 +66,8 @@ class Recognizer:
                "reader": self.faces.model.meta.get("version")}
         for look in self.faces.looks:  # reader_top (v7's, the numeral dice), reader_top_d6, ...
             out[look.name] = look.model.meta.get("version")
+        if self.lean is not None:
+            out["reader_lean"] = self.lean.model.meta.get("version")
         return out
 
     @staticmethod
@@ -71,12 +81,16 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
+        if self.view is not None and self.view.lean and self.lean is None:
+            raise DiceReaderError(f"the lean look was asked for, but the models have no {LEAN_MODEL}")
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
         readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat) if r is not None])
         if self.view is not None:
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
+            if self.view.lean:
+                readings = self.lean.refuse_leaning(image, readings, self.view)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 

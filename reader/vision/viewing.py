@@ -30,10 +30,12 @@ STEEP_LIMITS = {"d8": 45.0, "d10": 30.0, "d12": 30.0, "d20": 30.0}
 class CameraView:
     """A fixed camera over the tray: `hfov` its horizontal field of view (degrees), `tilt` how far
     its axis leans off straight down (degrees), toward the top of the picture (the top is the far
-    side, as for a camera at the table's edge looking across it)."""
+    side, as for a camera at the table's edge looking across it). `lean`: also ask the lean look
+    (reader.vision.lean) which read dice lean; it depends on the set-up being described right."""
 
     hfov: float
     tilt: float = 0.0
+    lean: bool = False
 
     def __post_init__(self) -> None:
         if not 10.0 <= self.hfov <= 170.0:
@@ -42,13 +44,13 @@ class CameraView:
             raise DiceReaderError(f"camera tilt {self.tilt:g} degrees: give 0 (straight down) to 80")
 
     def to_json(self) -> dict:
-        return {"hfov": self.hfov, "tilt": self.tilt}
+        return {"hfov": self.hfov, "tilt": self.tilt, **({"lean": True} if self.lean else {})}
 
     @classmethod
     def from_json(cls, d) -> "CameraView":
         """From to_json's dict (a recording's manifest, camera.view); DiceReaderError if it is not one."""
         try:
-            return cls(float(d["hfov"]), float(d.get("tilt", 0.0)))
+            return cls(float(d["hfov"]), float(d.get("tilt", 0.0)), bool(d.get("lean", False)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DiceReaderError(f"camera view {d!r} is not a field of view and a tilt") from exc
 
@@ -61,6 +63,19 @@ class CameraView:
         # (0, -sin t, -cos t): the line to the camera, -(dx, dy, 1), against it
         cos = (dy * math.sin(t) + math.cos(t)) / math.sqrt(dx * dx + dy * dy + 1.0)
         return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+
+    def foot(self, width: int, height: int) -> tuple[float, float]:
+        """The pixel straight below the camera (where every vertical edge points, down): the
+        camera's axis leans toward the top of the picture, so its foot is below the middle."""
+        f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
+        return width / 2, height / 2 + f * math.tan(math.radians(self.tilt))
+
+    def turn_to_foot(self, x: float, y: float, width: int, height: int) -> float:
+        """Degrees to turn a crop about (x, y) (reader.vision.crops.crop_die's `angle`) so that the
+        camera's foot is straight below it: a flat die seen obliquely then shows its side face at
+        the bottom of the crop, whichever part of the frame it came from."""
+        fx, fy = self.foot(width, height)
+        return math.degrees(math.atan2(fy - y, fx - x)) - 90.0
 
     def refuse_steep(self, readings: list[DieReading], width: int, height: int,
                      limits: dict[str, float] = STEEP_LIMITS) -> list[DieReading]:

@@ -1,0 +1,65 @@
+"""The lean look: with the camera known, a die that shows a face squarely where a flat die would
+show its side is leaning, and gets no value.
+
+The reader's state head calls most cocked dice cocked, but not those whose upturned face (or a
+side face, the die leaning away) looks squarely at the camera: from one crop, turned every way as
+the reader turns it, such a die is a flat die seen from above (models/reader.md, "Known
+failures": 11 of 110 rendered cocked dice given a value at 1280x720). Where the camera is known
+(reader.vision.viewing), a flat die seen 30 degrees off vertical shows the side face toward the
+camera's foot, and nothing on the far side. So the lean look cuts the die as the reader does,
+turned so that the camera's foot is below it, and a network taught on such crops and told the
+angle (models/train/train_lean.py) says whether the die leans. A reading it finds leaning at or
+over its threshold (metadata "lean_threshold", set on held-out renders) becomes Cocked: no value,
+roll again. Without a camera set-up nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from reader.reading import Cocked, DieReading
+from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
+from reader.vision.viewing import CameraView
+
+
+def _softmax1(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True))[:, 1]
+
+
+@dataclass(frozen=True)
+class LeanLook:
+    model: object       # OnnxModel (or a stand-in): (image N x 3 x 96 x 96, slant N x 1) -> logits
+    threshold: float    # p(leaning) at or over which a read die is called cocked
+    per_side: float = CROP_PER_SIDE
+
+    @classmethod
+    def from_model(cls, model) -> "LeanLook":
+        meta = model.meta
+        return cls(model, float(meta["lean_threshold"]), float(meta.get("crop_per_side", CROP_PER_SIDE)))
+
+    def p_leaning(self, image: np.ndarray, boxes: list, view: CameraView) -> np.ndarray:
+        """p(leaning) of the dice in `boxes`, seen by the camera `view`."""
+        if not boxes:
+            return np.zeros(0)
+        h, w = image.shape[:2]
+        crops, slants = [], []
+        for b in boxes:
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            crops.append(crop_die(image, b, view.turn_to_foot(cx, cy, w, h), self.per_side))
+            slants.append(view.slant(cx, cy, w, h))
+        (logits,) = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))
+        return _softmax1(logits)
+
+    def refuse_leaning(self, image: np.ndarray, readings: list[DieReading], view: CameraView) -> list[DieReading]:
+        """The readings, each one with a value whose die leans turned into Cocked."""
+        valued = [i for i, r in enumerate(readings) if r.value is not None]
+        p = self.p_leaning(image, [tuple(readings[i].box) for i in valued], view)
+        out = list(readings)
+        for i, pi in zip(valued, p):
+            if pi >= self.threshold:
+                out[i] = replace(readings[i], outcome=Cocked(round(float(pi), 4)))
+        return out

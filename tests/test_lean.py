@@ -1,0 +1,92 @@
+"""The lean look (reader/vision/lean.py): with the camera known, a read die it finds leaning gets no
+value. No network is needed: a stand-in model says "leaning" when the die's second face is not at
+the bottom of its crop, which is where a flat die seen obliquely shows its side toward the
+camera's foot. The committed lean look on the committed stills is tested in test_recognizer.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.vision.lean import LeanLook
+from reader.vision.viewing import CameraView
+
+W, H = 1280, 720
+VIEW = CameraView(90.0)  # straight down: the camera's foot is the frame's middle
+
+
+class _SideFaceModel:
+    """p(leaning) 0.9 unless the crop's red (the die's second face) lies in its lower part."""
+
+    meta = {"lean_threshold": 0.5}
+
+    def __init__(self):
+        self.slants = []
+
+    def run(self, x, slant):
+        self.slants.append(slant[:, 0].tolist())
+        red = (x[:, 2] > 0.5) & (x[:, 1] < 0.3)  # BGR
+        rows = np.arange(x.shape[2])[None, :, None]
+        low = np.array([(r * rows).sum() / max(r.sum(), 1) > x.shape[2] * 0.6 for r in red])
+        p = np.where(low, 0.1, 0.9)
+        return [np.stack([np.log(1 - p), np.log(p)], 1)]
+
+
+def frame_with_die(cx, cy, face_toward):
+    """A grey frame, a white die at (cx, cy) and its red second face on the side (dx, dy)."""
+    img = np.full((H, W, 3), 90, np.uint8)
+    img[cy - 30:cy + 30, cx - 30:cx + 30] = 255
+    dx, dy = face_toward
+    x0, y0 = cx + dx * 30, cy + dy * 30
+    img[min(y0, cy + dy * 45) - 12 * (dy == 0): max(y0, cy + dy * 45) + 12 * (dy == 0) + 1,
+        min(x0, cx + dx * 45) - 12 * (dx == 0): max(x0, cx + dx * 45) + 12 * (dx == 0) + 1] = (40, 40, 220)
+    return img
+
+
+def read(cx, cy, value=4):
+    return DieReading("d6", Box(cx - 46, cy - 46, cx + 46, cy + 46), Face(value, 0.97))
+
+
+@pytest.mark.parametrize("cx, cy, face_toward, leaning", [
+    pytest.param(1000, 360, (-1, 0), False, id="right of the foot, its side toward it: flat"),
+    pytest.param(1000, 360, (1, 0), True, id="right of the foot, its second face away from it: leaning"),
+    pytest.param(640, 80, (0, 1), False, id="above the foot, its side toward it: flat"),
+    pytest.param(640, 80, (0, -1), True, id="above the foot, its second face away: leaning"),
+    pytest.param(200, 640, (1, -1), False, id="lower left, its side toward the foot: flat"),
+])
+def test_a_die_showing_its_second_face_away_from_the_cameras_foot_is_cocked(cx, cy, face_toward, leaning):
+    look = LeanLook(_SideFaceModel(), 0.5)
+    out = look.refuse_leaning(frame_with_die(cx, cy, face_toward), [read(cx, cy)], VIEW)
+    assert isinstance(out[0].outcome, Cocked) is leaning
+    assert (out[0].value is None) is leaning
+
+
+def test_only_valued_readings_are_looked_at_and_told_their_angle():
+    model = _SideFaceModel()
+    look = LeanLook(model, 0.5)
+    unread = DieReading("d20", Box(100, 100, 160, 160), Unreadable("low confidence", 0.5))
+    readings = [read(1000, 360), unread, read(640, 80, 6)]
+    out = look.refuse_leaning(frame_with_die(1000, 360, (1, 0)), readings, VIEW)
+    assert out[1] is unread
+    (slants,) = model.slants
+    assert slants == pytest.approx([VIEW.slant(1000, 360, W, H), VIEW.slant(640, 80, W, H)], abs=1e-3)
+
+
+def test_nothing_read_nothing_asked():
+    model = _SideFaceModel()
+    assert LeanLook(model, 0.5).refuse_leaning(np.zeros((H, W, 3), np.uint8), [], VIEW) == []
+    assert model.slants == []
+
+
+def test_asking_for_the_lean_look_without_its_model_is_refused_plainly():
+    from reader.errors import DiceReaderError
+    from reader.vision.recognizer import Recognizer
+
+    class _NoDice:
+        def find(self, image):
+            raise AssertionError("the frame was read before the set-up was checked")
+
+    rec = Recognizer(_NoDice(), faces=None, view=CameraView(70.0, lean=True), lean=None)
+    with pytest.raises(DiceReaderError, match="reader_lean.onnx"):
+        rec.read_frame(np.zeros((H, W, 3), np.uint8))

@@ -6,10 +6,11 @@ renders with stand-ins for the renderer and the crop maker."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
-from reader.synth.bulk import HUNG_FILE, supervise
+from reader.synth.bulk import HUNG_FILE, RENDERING_FILE, supervise
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,4 +52,15 @@ def test_a_hung_image_is_noted_and_the_run_goes_on_past_it(tmp_path, capsys):
 def test_a_run_that_ends_by_itself_is_left_alone(tmp_path):
     child = "import sys; sys.exit(3)"
     assert supervise([sys.executable, "-c", child], tmp_path, hang_seconds=2.0, poll=0.2) == 3
+    assert not (tmp_path / HUNG_FILE).exists()
+
+
+def test_an_image_left_half_done_by_a_stopped_run_is_not_taken_for_a_hang(tmp_path):
+    # a run killed by its user mid-image leaves its marker behind, hours old; the next run takes
+    # longer than hang_seconds to start its first image, and must not pass that image by for it
+    marker = tmp_path / RENDERING_FILE
+    marker.write_text("0000005.jpg\n")
+    os.utime(marker, (1e9, 1e9))
+    starting = "import time; time.sleep(1.5)"
+    assert supervise([sys.executable, "-c", starting], tmp_path, hang_seconds=0.5, poll=0.1) == 0
     assert not (tmp_path / HUNG_FILE).exists()

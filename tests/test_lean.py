@@ -90,3 +90,18 @@ def test_asking_for_the_lean_look_without_its_model_is_refused_plainly():
     rec = Recognizer(_NoDice(), faces=None, view=CameraView(70.0, lean=True), lean=None)
     with pytest.raises(DiceReaderError, match="reader_lean.onnx"):
         rec.read_frame(np.zeros((H, W, 3), np.uint8))
+
+
+@pytest.mark.parametrize("angle", [30.0, -75.0, 160.0])
+def test_the_lean_look_is_taught_on_crops_turned_as_it_reads_them(angle):
+    # train_lean's real dice: a context patch turned toward the camera's foot, then cut as every
+    # training crop is, must be the crop reader.vision.lean cuts from the frame at that turn
+    pytest.importorskip("torch")
+    from models.train.reader_data import BOX_IN_CTX, CTX, context_patch, cut
+    from reader.vision.crops import CROP_PER_SIDE, crop_die
+
+    img = frame_with_die(700, 300, (1, -1))
+    box = (654, 254, 746, 346)
+    taught = cut(context_patch(img, box, angle=angle), CTX * BOX_IN_CTX * CROP_PER_SIDE, 0.0, 0.0, 0.0)
+    read = crop_die(img, box, angle)
+    assert np.abs(taught.astype(int) - read.astype(int)).mean() < 3

@@ -23,10 +23,7 @@ def stills_truth():
     for line in (STILLS / "events.jsonl").open():
         e = json.loads(line)
         if e["type"] == "truth":
-            cam = e["camera"]
-            view = CameraView(math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0])),
-                              cam["off_vertical_deg"])
-            yield cam, view, e["dice"]
+            yield e["camera"], CameraView.rendered(e["camera"]), e["dice"]
 
 
 @pytest.mark.parametrize("view, x, y, want", [

@@ -52,12 +52,19 @@ class Patches:
                 np.array(self.state_idx), np.array(self.source))
 
 
-def context_patch(img: np.ndarray, box, border=cv2.BORDER_REPLICATE) -> np.ndarray:
+def context_patch(img: np.ndarray, box, border=cv2.BORDER_REPLICATE, angle: float = 0.0) -> np.ndarray:
+    """The die in `box` and its surroundings, CTX px square, the box's side BOX_IN_CTX of it;
+    turned by `angle` degrees about the die (as reader.vision.crops.crop_die turns), or not."""
     x0, y0, x1, y1 = box
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     side = max(x1 - x0, y1 - y0) / BOX_IN_CTX
     s = CTX / side
-    M = np.array([[s, 0, CTX / 2 - s * cx], [0, s, CTX / 2 - s * cy]], np.float32)
+    if angle:
+        M = cv2.getRotationMatrix2D((cx, cy), angle, s)
+        M[0, 2] += CTX / 2 - cx
+        M[1, 2] += CTX / 2 - cy
+    else:  # as every patch was cut before turning was asked for
+        M = np.array([[s, 0, CTX / 2 - s * cx], [0, s, CTX / 2 - s * cy]], np.float32)
     interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
     return cv2.warpAffine(img, M, (CTX, CTX), flags=interp, borderMode=border)
 

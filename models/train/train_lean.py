@@ -117,11 +117,7 @@ def real_flat_dice(name: str, hfov: float):
             if d.box is None or d.value is None:
                 continue
             cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
-            side = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / BOX_IN_CTX
-            m = cv2.getRotationMatrix2D((cx, cy), view.turn_to_foot(cx, cy, w, h), CTX / side)
-            m[0, 2] += CTX / 2 - cx
-            m[1, 2] += CTX / 2 - cy
-            pats.append(cv2.warpAffine(img, m, (CTX, CTX), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE))
+            pats.append(context_patch(img, d.box, angle=view.turn_to_foot(cx, cy, w, h)))
             slant.append(view.slant(cx, cy, w, h))
     return pats, slant
 

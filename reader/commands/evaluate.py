@@ -104,33 +104,20 @@ class Progress:
 
 
 def truth_views(folder: Path, lean: bool = False) -> dict:
-    """{image file: CameraView} from a rendered set's truth events (events.jsonl beside labels.jsonl,
-    written by reader.synth.fixtures): the camera each frame was rendered with; `lean`: and the
-    lean look asked for."""
-    import math
-
+    """{image file: CameraView} of a rendered set, a recording whose truth events record the camera
+    each frame was rendered with (reader.synth.fixtures); `lean`: and the lean look asked for."""
+    from reader.recording import RecordingReader
     from reader.vision.viewing import CameraView
 
-    events = folder / "events.jsonl"
-    if not events.is_file():
+    if not (folder / "events.jsonl").is_file():
         raise DiceReaderError(f"{folder}: no events.jsonl, so no cameras to read it with (--truth-cameras "
                               "is for rendered sets such as fixtures/stills)")
-    files, cameras = {}, {}
-    with events.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            try:
-                e = json.loads(line)
-                if e.get("type") == "frame":
-                    files[e["index"]] = e["file"]
-                elif e.get("type") == "truth" and "camera" in e:
-                    cam = e["camera"]
-                    hfov = math.degrees(2 * math.atan(cam["width"] / 2 / cam["intrinsics"][0][0]))
-                    cameras[e["frame"]] = CameraView(hfov, float(cam["off_vertical_deg"]), lean)
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
-                raise DiceReaderError(f"{events}, line {n}: not a frame or truth event ({exc})") from None
-    views = {files[i]: v for i, v in cameras.items() if i in files}
+    recording = RecordingReader(folder)
+    files = {e.get("index"): e.get("file") for e in recording.of_type("frame")}
+    views = {files[e.get("frame")]: CameraView.rendered(e["camera"], lean)
+             for e in recording.of_type("truth") if "camera" in e and files.get(e.get("frame"))}
     if not views:
-        raise DiceReaderError(f"{events}: no frame's truth records its camera")
+        raise DiceReaderError(f"{folder / 'events.jsonl'}: no frame's truth records its camera")
     return views
 
 

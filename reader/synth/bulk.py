@@ -45,6 +45,8 @@ def supervise(cmd: list[str], out: Path, hang_seconds: float = HANG_SECONDS, pol
     lock cannot be stopped from inside its own process, so the watch is kept from outside."""
     marker = out / RENDERING_FILE
     while True:
+        # one left by a run that was stopped mid-image is no hang; the child writes its own
+        marker.unlink(missing_ok=True)
         child = subprocess.Popen(cmd, env={**os.environ, _CHILD_ENV: "1"})
         hung = None
         while child.poll() is None:
@@ -61,7 +63,6 @@ def supervise(cmd: list[str], out: Path, hang_seconds: float = HANG_SECONDS, pol
             return child.returncode
         with (out / HUNG_FILE).open("a", encoding="utf-8") as fh:
             fh.write(hung + "\n")
-        marker.unlink(missing_ok=True)
         print(f"bulk: image {hung} rendered for {hang_seconds:g} s and would not end (the GL driver hung); "
               f"noted in {out / HUNG_FILE}, passed by, going on in a fresh process", file=sys.stderr, flush=True)
 

@@ -21,13 +21,8 @@ import numpy as np
 
 from reader.reading import Cocked, DieReading
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
+from reader.vision.faces import softmax
 from reader.vision.viewing import CameraView
-
-
-def _softmax1(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return (e / e.sum(axis=1, keepdims=True))[:, 1]
 
 
 @dataclass(frozen=True)
@@ -52,7 +47,7 @@ class LeanLook:
             crops.append(crop_die(image, b, view.turn_to_foot(cx, cy, w, h), self.per_side))
             slants.append(view.slant(cx, cy, w, h))
         (logits,) = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))
-        return _softmax1(logits)
+        return softmax(logits)[:, 1]
 
     def refuse_leaning(self, image: np.ndarray, readings: list[DieReading], view: CameraView) -> list[DieReading]:
         """The readings, each one with a value whose die leans turned into Cocked."""

@@ -64,6 +64,16 @@ class CameraView:
         cos = (dy * math.sin(t) + math.cos(t)) / math.sqrt(dx * dx + dy * dy + 1.0)
         return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
+    @classmethod
+    def rendered(cls, camera: dict, lean: bool = False) -> "CameraView":
+        """The set-up of a camera as the renderer records it (a truth event's "camera": its
+        intrinsics and how far it leans off vertical); DiceReaderError if it is not one."""
+        try:
+            hfov = math.degrees(2 * math.atan(camera["width"] / 2 / camera["intrinsics"][0][0]))
+            return cls(hfov, float(camera["off_vertical_deg"]), lean)
+        except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
+            raise DiceReaderError(f"rendered camera {camera!r} has no field of view and lean ({exc})") from None
+
     def foot(self, width: int, height: int) -> tuple[float, float]:
         """The pixel straight below the camera (where every vertical edge points, down): the
         camera's axis leans toward the top of the picture, so its foot is below the middle."""

@@ -88,3 +88,31 @@ def test_the_pack_gives_the_dice_back_less_the_calibration_dice(tmp_path):
 def test_a_part_the_trainers_do_not_know_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown part"):
         write(tmp_path / "pack.npz", {"scenes": _patches(3, 1, "synth")})
+
+
+def _dice_of(sources: dict[str, int]) -> Patches:
+    """Distinct noise patches, `n` from each source (the calibration fifth is chosen by pixels)."""
+    rng = np.random.default_rng(3)
+    p = Patches()
+    for source, n in sources.items():
+        for _ in range(n):
+            p.add(rng.integers(0, 256, (CTX, CTX, 3), dtype=np.uint8), "d6", 3, "flat", source)
+    return p
+
+
+@pytest.mark.parametrize("scene_share", [0.0, 0.2])
+def test_each_source_takes_its_share_of_a_batch(scene_share):
+    from models.train.train_reader import SCENE_SOURCE, SHARES, prepare
+
+    data = _dice_of({"synth": 9000, SCENE_SOURCE: 300 if scene_share else 0, "tray-d6-nell": 200,
+                     "type-lurig": 100, "tray-d6-nell:none": 50})
+    imgs, ti, fi, si, src, calib, train, w = prepare(data, scene_share)
+    got = {}
+    for s, wi in zip(src[train], w):
+        got[s] = got.get(s, 0.0) + wi
+    # 300 dice of the frames still take a fifth of every batch, and the crops give that fifth up
+    assert got.get(SCENE_SOURCE, 0.0) == pytest.approx(scene_share)
+    assert got["synth"] == pytest.approx(SHARES["synth"] - scene_share)
+    assert got["tray-d6-nell"] == pytest.approx(SHARES["real"])
+    if scene_share:  # the frames' dice are trained on, less their calibration share
+        assert not calib[np.array([s == SCENE_SOURCE for s in src])].all()

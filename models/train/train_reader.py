@@ -24,11 +24,18 @@ from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
 from models.train.real_pack import read_pack
 from models.train.reader_data import (Patches, detector_false_alarms, lurig_patches, make_crop, real_tray_patches,
-                                      synth_crop_patches, synth_crops_of)
+                                      synth_crop_patches, synth_crops_of, synth_scene_patches)
 from models.train.schedule import cosine_lr
 from reader.dice import FACES
 
 FACE_COUNT = np.array([FACES.get(t, 0) for t in TYPES])
+
+
+# Dice cut from rendered tray frames (--train-scenes) take this share of the batch from the crops'
+# (--scene-share): small, seen at an angle, touching others, in the frame's own blur and noise, as
+# the detector hands dice over at run time, where a rendered crop frames one die large. Their own
+# source name keeps them apart from the calibration's "synth-scenes" (other seeds, never trained on).
+SCENE_SOURCE = "synth-train-scenes"
 
 
 def source_group(src: str) -> str:
@@ -36,6 +43,8 @@ def source_group(src: str) -> str:
         return "none"
     if src == "synth":
         return "synth"
+    if src == SCENE_SOURCE:
+        return "scenes"
     if src == "type-lurig":
         return "types"
     return "real"
@@ -58,13 +67,17 @@ def is_calibration(image_bytes: np.ndarray) -> bool:
     return int(hashlib.sha1(image_bytes[::7, ::7].tobytes()).hexdigest()[:8], 16) % 100 < 8
 
 
-def prepare(data: Patches):
+def prepare(data: Patches, scene_share: float = 0.0):
     imgs, ti, fi, si, src = data.arrays()
+    shares = dict(SHARES)
+    if scene_share:
+        shares["synth"] -= scene_share
+        shares["scenes"] = scene_share
     groups = np.array([source_group(s) for s in src])
     calib = np.array([is_calibration(im) for im in imgs])
     train = np.nonzero(~calib)[0]
     w = np.zeros(len(train))
-    for g, share in SHARES.items():
+    for g, share in shares.items():
         m = groups[train] == g
         if g == "synth":
             # while few crops are rendered yet, do not show each of them a hundred times
@@ -110,6 +123,11 @@ def main(argv=None):
                     help="add this detector's false alarms on the training frames as 'none'")
     ap.add_argument("--scenes", type=Path, default=None,
                     help="rendered scenes to mine false alarms from too (with --hard-negatives)")
+    ap.add_argument("--train-scenes", type=Path, action="append", default=[], metavar="DIR",
+                    help="rendered tray frames (reader.synth.bulk scenes) whose every whole die is trained on "
+                         "(render them with seeds apart from the calibration's scenes)")
+    ap.add_argument("--scene-share", type=float, default=0.2,
+                    help="share of every batch the --train-scenes dice take, from the rendered crops' share")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--blur", type=float, default=0.0, metavar="P",
                     help="share of the crops shown out of focus (augment.defocus; default 0, as the committed "
@@ -120,6 +138,9 @@ def main(argv=None):
     ap.add_argument("--reload-minutes", type=float, default=4.0,
                     help="pick up crops rendered since the start this often")
     args = ap.parse_args(argv)
+    scene_share = args.scene_share if args.train_scenes else 0.0
+    if not 0.0 <= scene_share < SHARES["synth"]:
+        ap.error(f"--scene-share {scene_share:g}: give 0 to under {SHARES['synth']:g} (it is taken from the crops' share)")
     device = pick_device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -135,9 +156,11 @@ def main(argv=None):
         data.extend(new)
     if args.hard_negatives and not args.real_pack:
         data.extend(detector_false_alarms(args.hard_negatives, scenes=args.scenes))
-    imgs, ti, fi, si, src, calib, train, w = prepare(data)
+    for folder in args.train_scenes:
+        data.extend(synth_scene_patches(folder, source=SCENE_SOURCE))
+    imgs, ti, fi, si, src, calib, train, w = prepare(data, scene_share)
     print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
-          f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in SHARES})}; "
+          f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in [*SHARES, 'scenes']})}; "
           f"calibration {int(calib.sum())}", flush=True)
 
     def stream(arrays, seed):
@@ -172,7 +195,7 @@ def main(argv=None):
                 data.extend(new)
                 added += len(new)
             if added:
-                imgs, ti, fi, si, src, calib, train, w = prepare(data)
+                imgs, ti, fi, si, src, calib, train, w = prepare(data, scene_share)
                 build, batches = stream((imgs, ti, fi, si, train, w), args.seed + step)
                 print(f"picked up {added} new rendered dice; {len(imgs)} in all", flush=True)
         frac = (time.time() - t0) / budget

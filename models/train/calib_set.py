@@ -85,7 +85,7 @@ def main(argv=None):
     ap.add_argument("--renders", type=Path, action="append", default=[],
                     help="crops rendered for calibration alone (seeds never trained on): all of them kept")
     ap.add_argument("--synth", type=Path, action="append", default=[],
-                    help="training renders: the fixed 8% train_reader keeps for calibration")
+                    help="training renders: the fixed 8%% train_reader keeps for calibration")
     ap.add_argument("--scenes", type=Path, action="append", default=[],
                     help="tray frames rendered for calibration alone: every die in them kept")
     ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",

@@ -116,3 +116,28 @@ def test_each_source_takes_its_share_of_a_batch(scene_share):
     assert got["tray-d6-nell"] == pytest.approx(SHARES["real"])
     if scene_share:  # the frames' dice are trained on, less their calibration share
         assert not calib[np.array([s == SCENE_SOURCE for s in src])].all()
+
+
+# train_top_face --train-scenes: (sources present for the D20, scene share) -> each source's share
+# of the D20's draws. A die of the frames is rendered: it never takes the real dice's share.
+TOP_FACE_CASES = {
+    "crops and frames split the rendered draws": ({"synth": 40, "frames": 10, "real": 5}, 0.3,
+                                                  {"synth": 0.8 * 0.7, "frames": 0.8 * 0.3, "real": 0.2}),
+    "no frames: as before": ({"synth": 40, "real": 5}, 0.3, {"synth": 0.8, "real": 0.2}),
+    "no real D20: the rendered take all": ({"synth": 40, "frames": 10}, 0.3, {"synth": 0.7, "frames": 0.3}),
+    "frames alone take the rendered share": ({"frames": 10, "real": 5}, 0.3, {"frames": 0.8, "real": 0.2}),
+}
+
+
+@pytest.mark.parametrize("present, scene_share, expected", TOP_FACE_CASES.values(), ids=TOP_FACE_CASES.keys())
+def test_the_top_face_look_draws_frame_dice_as_rendered_ones(present, scene_share, expected):
+    from models.train.nets import TYPES
+    from models.train.train_reader import SCENE_SOURCE
+    from models.train.train_top_face import draw_weights
+
+    name = {"synth": "synth", "frames": SCENE_SOURCE, "real": "type-lurig"}
+    src = np.array([name[k] for k, n in present.items() for _ in range(n)])
+    ti = np.full(len(src), TYPES.index("d20"))
+    w = draw_weights(ti, src, np.arange(len(src)), dice=("d20",), scene_share=scene_share)
+    got = {k: float(w[src == name[k]].sum()) for k in present}
+    assert got == pytest.approx(expected)

@@ -33,9 +33,10 @@ from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
 from models.train.real_pack import read_pack
-from models.train.reader_data import BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of
+from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of,
+                                      synth_scene_patches)
 from models.train.schedule import cosine_lr
-from models.train.train_reader import is_calibration, masked_face_loss
+from models.train.train_reader import SCENE_SOURCE, is_calibration, masked_face_loss
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
 TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
@@ -83,14 +84,17 @@ def parse_cuts(items: list[str]) -> dict[str, float]:
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
          lurig_dice: tuple[str, ...] | None = None, dice: tuple[str, ...] = tuple(TYPE_SHARE),
-         real_pack: Path | None = None):
+         real_pack: Path | None = None, scenes: list[Path] = ()):
     """Valued flat dice of the types `dice`, and which of them are calibration dice. The real tray
-    dice come from ../shared, or from `real_pack` (models.train.real_pack) where it is absent."""
+    dice come from ../shared, or from `real_pack` (models.train.real_pack) where it is absent;
+    `scenes`: rendered tray frames whose every whole die is taken (train_reader --train-scenes)."""
     p = read_pack(real_pack, ("trays",)) if real_pack else real_tray_patches()
     if lurig_faces:
         p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
     for q in synth_crops_of(synth):
         p.extend(q)
+    for folder in scenes:
+        p.extend(synth_scene_patches(folder, source=SCENE_SOURCE))
     imgs, ti, fi, si, src = p.arrays()
     keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in dice])
     imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
@@ -99,19 +103,25 @@ def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path |
 
 
 def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[str, ...] = tuple(TYPE_SHARE),
-                 real_share: float | None = None) -> np.ndarray:
+                 real_share: float | None = None, scene_share: float = 0.0) -> np.ndarray:
     """Draw probabilities: each type of `dice` its TYPE_SHARE, of that a real_share (default per
-    type: REAL_SHARE) from real dice where there are any."""
+    type: REAL_SHARE) from real dice where there are any; of the rendered rest, `scene_share` from
+    dice cut out of rendered tray frames (SCENE_SOURCE) where there are any, the others from crops.
+    A die of the frames is rendered, never counted as real."""
     w = np.zeros(len(idx))
     for t in dice:
         share = TYPE_SHARE[t]
         m = ti[idx] == TYPES.index(t)
-        real, synth = m & (src[idx] != "synth"), m & (src[idx] == "synth")
+        scenes, synth = m & (src[idx] == SCENE_SOURCE), m & (src[idx] == "synth")
+        real = m & ~scenes & ~synth
         rs = (REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real_share is None else real_share) if real.any() else 0.0
         if real.any():
             w[real] = share * rs / real.sum()
+        ss = (scene_share if synth.any() else 1.0) if scenes.any() else 0.0
         if synth.any():
-            w[synth] = share * (1 - rs) / synth.sum()
+            w[synth] = share * (1 - rs) * (1 - ss) / synth.sum()
+        if scenes.any():
+            w[scenes] = share * (1 - rs) * ss / scenes.sum()
     return w / w.sum()
 
 
@@ -155,8 +165,16 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--real-pack", type=Path, default=None, metavar="NPZ",
                     help="the real tray dice from models.train.real_pack, for a machine without ../shared")
+    ap.add_argument("--train-scenes", type=Path, action="append", default=[], metavar="DIR",
+                    help="rendered tray frames (reader.synth.bulk scenes) whose every whole valued flat die is "
+                         "taught: small and seen at an angle, as the detector hands dice over (seeds apart from "
+                         "the calibration's frames)")
+    ap.add_argument("--scene-share", type=float, default=0.3,
+                    help="of each type's rendered draws, the share of --train-scenes dice (default %(default)s)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if not 0.0 <= args.scene_share <= 1.0:
+        ap.error(f"--scene-share {args.scene_share:g}: give a share from 0 to 1")
     device = pick_device(args.device)
     cuts = parse_cuts(args.cut)
     cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
@@ -170,9 +188,10 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     t_load = time.time()
     imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces,
-                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack)
+                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack,
+                                        args.train_scenes)
     train = np.nonzero(~calib)[0]
-    w = draw_weights(ti, src, train, dice, args.real_share)
+    w = draw_weights(ti, src, train, dice, args.real_share, args.scene_share if args.train_scenes else 0.0)
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
 
     def build(rng):

@@ -9,6 +9,9 @@
     python -m reader.synth.bulk crops  --out work/synth/d6n_36 --count 1500 --seed 36 --mix d6-numerals
     python -m reader.synth.bulk crops  --out work/synth/d6n_37 --count 1500 --seed 37 --mix d6-numerals
     python -m reader.synth.bulk scenes --out work/synth/scenes --count 1500 --seed 2
+    # tray frames whose dice the looks are taught on last (reader v15)
+    python -m reader.synth.bulk scenes --out work/synth/frames61 --count 1200 --seed 61
+    python -m reader.synth.bulk scenes --out work/synth/frames62s --count 1500 --seed 62 --width 640 --height 360
     # rendered for calibration alone (models/train/calib_set.py)
     python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
     python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals
@@ -28,7 +31,8 @@
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
 type-only photos, table patches and the detector's own false alarms ("none"); export; start the
-second look at the top face from the reader's weights and train it (train_top_face); export it;
+second look at the top face from the reader's weights and train it (train_top_face), then again on
+the dice of rendered tray frames too (--train-scenes: small, oblique dice, reader v15); export it;
 the same for the D6's own look (train_top_face --dice d6 --cut d6=1.15, reader_top_d6.onnx; then
 again from its own weights, half its draws real D6: reader v11; then a third time, a tenth of its
 crops out of focus, with numeral D6 rendered alone: reader v12) and,
@@ -54,16 +58,25 @@ from models.train import (calib_set, calibrate, export, single_boxes, train_dete
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
-          suffix: str = "_again") -> Path:
+          suffix: str = "_again", real_share: str | None = "0.5") -> Path:
     """A look taught again from its own weights, half its draws real dice, at a lower learning
     rate: its first stage learnt the faces mostly from renders, this one leans on real dice
     (readers v10 and v11; v12's D6 look a third time, out of focus). `flags`: the look's own
-    (--dice, --cut, --blur). Returns the new weights, beside the old as NAME`suffix`.pt."""
+    (--dice, --cut, --blur). `real_share` None: the trainer's own shares. Returns the new weights,
+    beside the old as NAME`suffix`.pt."""
     out = weights.with_name(weights.stem + suffix + ".pt")
-    train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4", "--real-share", "0.5",
+    train_top_face.main(["--minutes", str(minutes), "--init", str(weights), "--lr", "3e-4",
+                         *(["--real-share", real_share] if real_share else []),
                          "--out", str(out), "--seed", str(seed)] + flags +
                         [a for c in synth if c.is_dir() for a in ("--synth", str(c))])
     return out
+
+
+def on_frames(frames: list[Path], share: float = 0.5) -> list[str]:
+    """train_top_face's flags for a look taught on the dice of rendered tray frames, `share` of its
+    rendered draws (reader v15: small dice seen at an angle, as the detector hands them over, where
+    the crops frame one die large)."""
+    return [a for f in frames if f.is_dir() for a in ("--train-scenes", str(f))] + ["--scene-share", str(share)]
 
 
 def main(argv=None):
@@ -100,6 +113,13 @@ def main(argv=None):
     ap.add_argument("--synth-crops", type=Path, action="append", default=None,
                     help="folders of rendered crops (default: work/synth/crops and work/synth/numerals)")
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
+    ap.add_argument("--frames", type=Path, nargs="*",
+                    default=[Path("work/synth/frames61"), Path("work/synth/frames62s")],
+                    help="rendered tray frames (bulk scenes, seeds apart from the calibration's) whose dice the "
+                         "looks are taught on last")
+    ap.add_argument("--numeral-look-frames-minutes", type=float, default=35,
+                    help="the numeral look taught on from its own weights with the --frames dice, half its rendered "
+                         "draws (reader v15: rendered stills 403 -> 411 right, no more wrong; 0: not)")
     ap.add_argument("--lean-look-minutes", type=float, default=30,
                     help="the lean look (models/reader_lean.md), from the reader's features (0: none)")
     ap.add_argument("--lean-look-real-minutes", type=float, default=20,
@@ -132,7 +152,11 @@ def main(argv=None):
     export.main(["reader", str(w / "reader.pt"), str(w / "reader_uncalibrated.onnx"), "--version", args.reader_version])
     train_top_face.main(["--minutes", str(args.top_face_minutes), "--init", str(w / "reader.pt"),
                          "--out", str(w / "reader_top.pt")] + [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
-    export.main(["top-face", str(w / "reader_top.pt"), str(m / "reader_top.onnx"), "--version", args.reader_version])
+    top = w / "reader_top.pt"
+    if args.numeral_look_frames_minutes > 0 and any(f.is_dir() for f in args.frames):
+        top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames), crops[:1],
+                    suffix="_frames", real_share=None)
+    export.main(["top-face", str(top), str(m / "reader_top.onnx"), "--version", args.reader_version])
     looks = ["--top-face", str(m / "reader_top.onnx")]
     if args.pips_look_minutes > 0:
         train_top_face.main(["--minutes", str(args.pips_look_minutes), "--init", str(w / "reader.pt"),

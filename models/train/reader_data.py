@@ -281,6 +281,21 @@ def synth_scene_patches(folder: Path, source: str = "synth-scenes") -> Patches:
     return out
 
 
+# Dice of rendered tray frames that a trainer is taught on (--train-scenes) keep a source name of
+# their own, apart from the calibration's frames ("synth-scenes": other seeds, never trained on).
+SCENE_SOURCE = "synth-train-scenes"
+
+
+def training_frame_patches(folders: list[Path]) -> Patches:
+    """Every whole die of these rendered tray frames, as a trainer's --train-scenes takes them:
+    small, seen at an angle, touching others, in the frame's own blur and noise, as the detector
+    hands dice over at run time, where a rendered crop frames one die large."""
+    out = Patches()
+    for folder in folders:
+        out.extend(synth_scene_patches(folder, source=SCENE_SOURCE))
+    return out
+
+
 def make_crop(patch: np.ndarray, rng: np.random.Generator, augment=True, blur_p: float = 0.0) -> np.ndarray:
     """A CROP x CROP input from a context patch, in the runtime crop convention; `blur_p` of them
     out of focus (augment.defocus, far blurrier than photometric's), as train_top_face --blur."""

@@ -154,7 +154,8 @@ def main(argv=None):
                          "--out", str(w / "reader_top.pt")] + [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
     top = w / "reader_top.pt"
     if args.numeral_look_frames_minutes > 0 and any(f.is_dir() for f in args.frames):
-        top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames), crops[:1],
+        # beside the frames, the seed-1 crops (reader v15 was taught on their first 6,000)
+        top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames), [Path("work/synth/crops")],
                     suffix="_frames", real_share=None)
     export.main(["top-face", str(top), str(m / "reader_top.onnx"), "--version", args.reader_version])
     looks = ["--top-face", str(m / "reader_top.onnx")]

@@ -23,22 +23,18 @@ from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
 from models.train.real_pack import read_pack
-from models.train.reader_data import (Patches, detector_false_alarms, lurig_patches, make_crop, real_tray_patches,
-                                      synth_crop_patches, synth_crops_of, synth_scene_patches)
+from models.train.reader_data import (SCENE_SOURCE, Patches, detector_false_alarms, lurig_patches, make_crop,
+                                      real_tray_patches, synth_crop_patches, synth_crops_of, training_frame_patches)
 from models.train.schedule import cosine_lr
 from reader.dice import FACES
 
 FACE_COUNT = np.array([FACES.get(t, 0) for t in TYPES])
 
 
-# Dice cut from rendered tray frames (--train-scenes) take this share of the batch from the crops'
-# (--scene-share): small, seen at an angle, touching others, in the frame's own blur and noise, as
-# the detector hands dice over at run time, where a rendered crop frames one die large. Their own
-# source name keeps them apart from the calibration's "synth-scenes" (other seeds, never trained on).
-SCENE_SOURCE = "synth-train-scenes"
-
-
 def source_group(src: str) -> str:
+    """A die's source as the batches share it out: "none", "synth" (rendered crops), "scenes" (dice
+    of rendered tray frames, --train-scenes: they take --scene-share of each batch from the crops'),
+    "types" (type-lurig) or "real"."""
     if src.endswith(":none"):
         return "none"
     if src == "synth":
@@ -156,8 +152,7 @@ def main(argv=None):
         data.extend(new)
     if args.hard_negatives and not args.real_pack:
         data.extend(detector_false_alarms(args.hard_negatives, scenes=args.scenes))
-    for folder in args.train_scenes:
-        data.extend(synth_scene_patches(folder, source=SCENE_SOURCE))
+    data.extend(training_frame_patches(args.train_scenes))
     imgs, ti, fi, si, src, calib, train, w = prepare(data, scene_share)
     print(f"loaded {len(imgs)} dice in {time.time()-t_load:.0f}s; "
           f"training {({g: int((np.array([source_group(x) for x in src[train]]) == g).sum()) for g in [*SHARES, 'scenes']})}; "

@@ -34,9 +34,9 @@ from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
 from models.train.real_pack import read_pack
 from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of,
-                                      synth_scene_patches)
+                                      training_frame_patches)
 from models.train.schedule import cosine_lr
-from models.train.train_reader import SCENE_SOURCE, is_calibration, masked_face_loss
+from models.train.train_reader import is_calibration, masked_face_loss, source_group
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
 TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
@@ -93,8 +93,7 @@ def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path |
         p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
     for q in synth_crops_of(synth):
         p.extend(q)
-    for folder in scenes:
-        p.extend(synth_scene_patches(folder, source=SCENE_SOURCE))
+    p.extend(training_frame_patches(scenes))
     imgs, ti, fi, si, src = p.arrays()
     keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in dice])
     imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
@@ -106,13 +105,14 @@ def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[s
                  real_share: float | None = None, scene_share: float = 0.0) -> np.ndarray:
     """Draw probabilities: each type of `dice` its TYPE_SHARE, of that a real_share (default per
     type: REAL_SHARE) from real dice where there are any; of the rendered rest, `scene_share` from
-    dice cut out of rendered tray frames (SCENE_SOURCE) where there are any, the others from crops.
-    A die of the frames is rendered, never counted as real."""
+    dice cut out of rendered tray frames where there are any, the others from crops. Rendered or
+    real is train_reader.source_group's say: a die of the frames is never counted as real."""
     w = np.zeros(len(idx))
+    groups = np.array([source_group(s) for s in src[idx]])
     for t in dice:
         share = TYPE_SHARE[t]
         m = ti[idx] == TYPES.index(t)
-        scenes, synth = m & (src[idx] == SCENE_SOURCE), m & (src[idx] == "synth")
+        scenes, synth = m & (groups == "scenes"), m & (groups == "synth")
         real = m & ~scenes & ~synth
         rs = (REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real_share is None else real_share) if real.any() else 0.0
         if real.any():

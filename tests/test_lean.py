@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.vision.detector import Detection, Heat
+from reader.vision.faces import FaceEvidence, FaceReader
 from reader.vision.lean import LeanLook
+from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
 
 W, H = 1280, 720
@@ -105,3 +108,62 @@ def test_the_lean_look_is_taught_on_crops_turned_as_it_reads_them(angle):
     taught = cut(context_patch(img, box, angle=angle), CTX * BOX_IN_CTX * CROP_PER_SIDE, 0.0, 0.0, 0.0)
     read = crop_die(img, box, angle)
     assert np.abs(taught.astype(int) - read.astype(int)).mean() < 3
+
+
+def cocked(cx, cy):
+    return DieReading("d6", Box(cx - 46, cy - 46, cx + 46, cy + 46), Cocked(0.7))
+
+
+def test_only_the_cocked_dice_it_finds_flat_are_named_for_a_second_reading():
+    # two dice the reader called cocked: one shows its side toward the camera's foot (flat seen
+    # obliquely), one its second face away from it (leaning); and a die given a value
+    img = frame_with_die(1000, 360, (-1, 0))
+    img[200:260, 300:360] = 255
+    img[215:245, 285:300] = (40, 40, 220)  # the second die's red face on its left, away from the foot
+    readings = [cocked(1000, 360), cocked(330, 230), read(640, 600)]
+    assert LeanLook(_SideFaceModel(), 0.5).flat_among(img, readings, VIEW) == {0: pytest.approx(0.1)}
+
+
+class _Detector:
+    """A stand-in detector: the boxes it is given, and no heat between them."""
+
+    def __init__(self, boxes):
+        self.boxes = boxes
+
+    def find(self, image):
+        return [Detection(b, 0.9) for b in self.boxes], Heat(np.zeros((4, 4)), 1.0)
+
+
+class _SureOfAFour(FaceReader):
+    """A stand-in reader: every die a D6 showing 4 (0.99), which its state head calls cocked (0.7)."""
+
+    def __init__(self):
+        super().__init__(_ReaderMeta())
+
+    def evidence(self, image, boxes):
+        tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
+        fp = np.array([0.002, 0.002, 0.002, 0.99, 0.002, 0.002])
+        return [FaceEvidence(tp, fp, 0.7, True) for _ in boxes]
+
+
+class _ReaderMeta:
+    meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.85,
+            "cocked_threshold": 0.4}
+
+
+@pytest.mark.parametrize("face_toward, read_again", [
+    pytest.param((-1, 0), True, id="its side toward the camera's foot: flat, read"),
+    pytest.param((1, 0), False, id="its second face away from the foot: leaning, still cocked"),
+])
+def test_with_the_lean_look_a_flat_die_the_reader_took_for_cocked_is_read(face_toward, read_again):
+    box = (954.0, 314.0, 1046.0, 406.0)
+    rec = Recognizer(_Detector([box]), _SureOfAFour(), view=CameraView(90.0, lean=True),
+                     lean=LeanLook(_SideFaceModel(), 0.5))
+    (r,) = rec.read_frame(frame_with_die(1000, 360, face_toward))
+    if read_again:
+        assert (r.die, r.value) == ("d6", 4) and r.confidence == pytest.approx(0.99 * 0.99 * 0.9, abs=1e-3)
+    else:
+        assert isinstance(r.outcome, Cocked) and r.value is None
+    rec.view = None  # without the camera the reader's state head is heard alone
+    (r,) = rec.read_frame(frame_with_die(1000, 360, face_toward))
+    assert isinstance(r.outcome, Cocked)

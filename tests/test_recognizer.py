@@ -73,12 +73,13 @@ def known_camera_scores(recognizer):
 
 
 def test_with_the_camera_known_the_lean_look_gives_no_cocked_die_a_value(known_camera_scores):
-    # measured (lean look v1): cocked dice given a value 4 -> 0 of 110, right readings 399 -> 380
-    # of 1,453, accepted wrong values 2 -> 2
+    # measured (lean look v1, reader v15, session 28: the lean look also reads the flat dice the
+    # reader took for cocked): cocked dice given a value 4 -> 0 of 110, right readings 406 -> 401
+    # of 1,453 (388 before it read them), accepted wrong values 4 -> 2
     plain, lean = known_camera_scores[False], known_camera_scores[True]
     assert plain.cocked_given_value > 0  # the stills hold cocked dice the reader alone gives a value
     assert lean.cocked_given_value == 0
-    assert lean.end_to_end >= plain.end_to_end - 0.02
+    assert lean.end_to_end >= plain.end_to_end - 0.01
     assert lean.accepted_wrong_rate <= plain.accepted_wrong_rate
 
 

@@ -11,14 +11,15 @@ from reader.errors import DiceReaderError
 
 def add_arguments(p) -> None:
     p.add_argument("--camera-fov", type=float, metavar="DEG", default=None,
-                   help="the camera's horizontal field of view in degrees: with it, D8-D20 seen too "
+                   help="the camera's horizontal field of view in degrees: with it, dice seen too "
                         "steeply (near the corners of a wide view) are refused instead of misread")
     p.add_argument("--camera-tilt", type=float, metavar="DEG", default=0.0,
                    help="how far the camera leans off straight down, toward the top of the picture "
                         "(default 0: straight down); needs --camera-fov")
     p.add_argument("--lean-look", action="store_true",
                    help="with --camera-fov: a read die that the lean look (models/reader_lean.onnx) finds leaning "
-                        "is called cocked, roll again. On the renders it keeps cocked dice from a value; on real "
+                        "is called cocked, roll again, and a die the reader took for cocked that it finds flat "
+                        "is read. On the renders it keeps cocked dice from a value; on real "
                         "photos it refuses flat dice when the camera is not described right (models/reader_lean.md)")
 
 

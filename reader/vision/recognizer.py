@@ -11,11 +11,12 @@ array: opening cameras and files is the callers' business.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 
 from reader.errors import DiceReaderError
-from reader.reading import Box, DieReading, Unreadable
+from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import FaceReader
 from reader.vision.lean import LeanLook
@@ -88,11 +89,28 @@ class Recognizer:
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes))]
         readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat) if r is not None])
         if self.view is not None:
+            if self.view.lean:
+                readings = self._read_flat_again(image, readings)
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
             if self.view.lean:
                 readings = self.lean.refuse_leaning(image, readings, self.view)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
+
+    def _read_flat_again(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+        """The dice the reader's state head calls cocked that the lean look, which knows where the
+        camera sees them from, finds standing flat, read again with its p(leaning) in place of the
+        state head's p(cocked) (reader.vision.lean.LeanLook.flat_among)."""
+        again = self.lean.flat_among(image, readings, self.view)
+        if not again:
+            return readings
+        boxes = [readings[i].box for i in again]
+        out = list(readings)
+        for i, b, ev in zip(again, boxes, self.faces.evidence(image, [tuple(b) for b in boxes])):
+            r = self.faces.decide(replace(ev, cocked=again[i]), b, allow_none=False)
+            if r is not None and isinstance(r.outcome, Face):
+                out[i] = r
+        return out
 
     def _join_pieces(self, image: np.ndarray, boxes: list[Box], found: list[DieReading | None],
                      heat: Heat) -> list[DieReading | None]:

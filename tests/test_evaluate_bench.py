@@ -16,6 +16,7 @@ class CountingRecognizer:
 
     def __init__(self):
         self.shapes = []
+        self.view = None
 
     def read_frame(self, bgr):
         self.shapes.append(bgr.shape)
@@ -62,6 +63,20 @@ def test_bench_prints_a_row_per_dice_count_and_peak_memory(capsys):
     assert all(r["runs"] == 3 and r["ms_p95"] >= r["ms_p50"] >= 0 for r in out["rows"])
     assert out["peak_rss_mb"] > 10 and out["frame"] == "1280x720"
     assert rec.shapes == [(720, 1280, 3)] * 12  # (1 warm-up + 3 timed) x 3 rows
+
+
+@pytest.mark.parametrize("options, camera", [
+    pytest.param([], None, id="no camera: every die read as if from above"),
+    pytest.param(["--camera-fov", "70", "--camera-tilt", "10", "--lean-look"],
+                 {"hfov": 70.0, "tilt": 10.0, "lean": True}, id="timed as watch reads with the lean look"),
+])
+def test_bench_reads_with_the_camera_it_is_told_of(capsys, options, camera):
+    rec = CountingRecognizer()
+    args = build_parser().parse_args(["bench", "--runs", "1", "--warmup", "0", "--source", "drawn",
+                                      "--dice", "1", "--json", *options])
+    assert bench.run(args, recognizer=rec) == 0
+    assert json.loads(capsys.readouterr().out)["camera"] == camera
+    assert (rec.view.to_json() if rec.view is not None else None) == camera
 
 
 def test_bench_text_output(capsys):

@@ -167,3 +167,31 @@ def test_with_the_lean_look_a_flat_die_the_reader_took_for_cocked_is_read(face_t
     rec.view = None  # without the camera the reader's state head is heard alone
     (r,) = rec.read_frame(frame_with_die(1000, 360, face_toward))
     assert isinstance(r.outcome, Cocked)
+
+
+class _Says(FaceReader):
+    """A stand-in whole look: every die a D6 showing `face` (0.99), flat."""
+
+    def __init__(self, face):
+        super().__init__(_ReaderMeta())
+        self.face = face
+
+    def evidence(self, image, boxes):
+        tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
+        fp = np.full(6, 0.002)
+        fp[self.face - 1] = 0.99
+        return [FaceEvidence(tp, fp, 0.01, True) for _ in boxes]
+
+
+@pytest.mark.parametrize("view, eager, want", [
+    pytest.param(None, True, 2, id="no camera: the release's whole look"),
+    pytest.param(CameraView(90.0), True, 2, id="a camera, no lean look: the release's whole look"),
+    pytest.param(CameraView(90.0, lean=True), True, 5, id="guarded by the lean look: the eager look"),
+    pytest.param(CameraView(90.0, lean=True), False, 2, id="guarded, but no eager look in the models"),
+])
+def test_the_eager_whole_look_reads_only_where_the_lean_look_guards_it(view, eager, want):
+    box = (954.0, 314.0, 1046.0, 406.0)
+    rec = Recognizer(_Detector([box]), _Says(2), view=view, lean=LeanLook(_SideFaceModel(), 0.5),
+                     eager=_Says(5) if eager else None)
+    (r,) = rec.read_frame(frame_with_die(1000, 360, (-1, 0)))  # flat, to the lean look
+    assert r.value == want

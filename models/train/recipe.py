@@ -12,6 +12,9 @@
     # tray frames whose dice the looks are taught on last (reader v15)
     python -m reader.synth.bulk scenes --out work/synth/frames61 --count 1200 --seed 61
     python -m reader.synth.bulk scenes --out work/synth/frames62s --count 1500 --seed 62 --width 640 --height 360
+    # and two more, for the eager whole look (reader_eager.onnx, session 28)
+    python -m reader.synth.bulk scenes --out work/synth/frames63 --count 800 --seed 63
+    python -m reader.synth.bulk scenes --out work/synth/frames64s --count 1000 --seed 64 --width 640 --height 360
     # rendered for calibration alone (models/train/calib_set.py)
     python -m reader.synth.bulk crops  --out work/synth/calib_all --count 2400 --seed 41
     python -m reader.synth.bulk crops  --out work/synth/calib_num --count 2300 --seed 42 --mix numerals
@@ -26,7 +29,7 @@
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20]
+        [--lean-look-real-minutes 20] [--eager-minutes 50 60]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -41,8 +44,11 @@ again from its own weights, half its draws real D10 (reader v10); gather the cal
 dice (calib_set: the held-back 8% of every training source, crops and tray frames rendered for
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
 the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
-the whole look: reader v12); last, the lean look from the reader's features (train_lean), taught
-on with tray-d6-nell's dice as flat ones, exported with its threshold. Timings are for two CPU cores. The
+the whole look: reader v12); the lean look from the reader's features (train_lean), taught
+on with tray-d6-nell's dice as flat ones, exported with its threshold; last, the eager whole look
+(reader_eager.onnx, read with only under the lean look): the reader taught on from its weights with
+the dice of rendered tray frames too, in two stages (the first two frame sets, then all four),
+calibrated keeping the reader's thresholds. Timings are for two CPU cores. The
 committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -114,7 +120,8 @@ def main(argv=None):
                     help="folders of rendered crops (default: work/synth/crops and work/synth/numerals)")
     ap.add_argument("--synth-scenes", type=Path, default=Path("work/synth/scenes"))
     ap.add_argument("--frames", type=Path, nargs="*",
-                    default=[Path("work/synth/frames61"), Path("work/synth/frames62s")],
+                    default=[Path("work/synth/frames61"), Path("work/synth/frames62s"), Path("work/synth/frames63"),
+                             Path("work/synth/frames64s")],
                     help="rendered tray frames (bulk scenes, seeds apart from the calibration's) whose dice the "
                          "looks are taught on last")
     ap.add_argument("--numeral-look-frames-minutes", type=float, default=35,
@@ -130,6 +137,8 @@ def main(argv=None):
                     help="crops rendered for the lean look (bulk crops --lean)")
     ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
                     help="plain crops (mix all) whose camera angles are replayed from their seed")
+    ap.add_argument("--eager-minutes", type=float, nargs=2, default=[50, 60], metavar=("FIRST", "SECOND"),
+                    help="the eager whole look's two stages (0 0: none): on the first two --frames, then on all")
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
     # each model keeps its own version line (the cards name them): detector v3, reader v12
@@ -153,9 +162,10 @@ def main(argv=None):
     train_top_face.main(["--minutes", str(args.top_face_minutes), "--init", str(w / "reader.pt"),
                          "--out", str(w / "reader_top.pt")] + [a for c in crops if c.is_dir() for a in ("--synth", str(c))])
     top = w / "reader_top.pt"
-    if args.numeral_look_frames_minutes > 0 and any(f.is_dir() for f in args.frames):
+    if args.numeral_look_frames_minutes > 0 and any(f.is_dir() for f in args.frames[:2]):
         # beside the frames, the seed-1 crops (reader v15 was taught on their first 6,000)
-        top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames), [Path("work/synth/crops")],
+        # (the first two frame sets: the last two were rendered for the eager whole look, after v15)
+        top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames[:2]), [Path("work/synth/crops")],
                     suffix="_frames", real_share=None)
     export.main(["top-face", str(top), str(m / "reader_top.onnx"), "--version", args.reader_version])
     looks = ["--top-face", str(m / "reader_top.onnx")]
@@ -203,6 +213,25 @@ def main(argv=None):
                              "--seed", "1", "--real", "tray-d6-nell=70", "--out", str(w / "lean_real.pt")] + lean_data)
             lean = w / "lean_real.pt"
         export.main(["lean", str(lean), str(m / "reader_lean.onnx"), "--version", "1"])
+    frames = [f for f in args.frames if f.is_dir()]
+    if sum(args.eager_minutes) > 0 and frames:
+        eager = w / "reader.pt"
+        for stage, (minutes, seed, lr, share, sets) in enumerate(
+                [(args.eager_minutes[0], 27, "4e-4", "0.25", frames[:2]), (args.eager_minutes[1], 28, "3e-4", "0.3", frames)]):
+            if minutes <= 0:
+                continue
+            out = w / f"reader_eager{stage + 1}.pt"
+            train_reader.main(["--minutes", str(minutes), "--init", str(eager), "--lr", lr, "--seed", str(seed),
+                               "--out", str(out), "--lurig-boxes", str(w / "lurig_boxes.json"),
+                               "--hard-negatives", str(m / "detector.onnx"), "--synth", "work/synth/crops",
+                               "--scene-share", share] +
+                              (["--scenes", str(frames[0])]) + [a for f in sets for a in ("--train-scenes", str(f))])
+            eager = out
+        export.main(["reader", str(eager), str(w / "reader_eager_uncalibrated.onnx"), "--version", "eager"])
+        calibrate.main([str(w / "reader_eager_uncalibrated.onnx"), str(w / "calibration.npz"),
+                        "--out", str(w / "reader_eager_calib.json"), "--thresholds-from", str(m / "reader.onnx")] + looks)
+        export.main(["reader", str(eager), str(m / "reader_eager.onnx"), "--meta", str(w / "reader_eager_calib.json"),
+                     "--version", "eager"])
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from reader.commands import view_args
 from reader.errors import DiceReaderError
 
 HELP = (
@@ -39,6 +40,9 @@ def add_arguments(p) -> None:
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    # timed as `watch` reads: with a described camera and the lean look, each die given a value
+    # takes one more pass and the eager whole look reads in reader.onnx's place
+    view_args.add_arguments(p)
 
 
 # --- die images ---------------------------------------------------------------------------------
@@ -281,6 +285,7 @@ def run(args, recognizer=None) -> int:
         raise DiceReaderError(f"--dice wants numbers like 1,4,10, not {args.dice!r}") from None
     if args.runs < 1 or args.warmup < 0 or not counts:
         raise DiceReaderError("--runs must be at least 1, --warmup at least 0, --dice not empty")
+    view = view_args.view_from_args(args)
     rng = np.random.default_rng(args.seed)
     where, crops = die_images(args.source, rng=rng)
     rss_start = peak_rss_mb()
@@ -289,6 +294,7 @@ def run(args, recognizer=None) -> int:
         from reader.commands.read import load_recognizer
 
         recognizer = load_recognizer(args.models)
+    recognizer.view = view
     load_ms = (time.perf_counter() - t0) * 1000
     rss_loaded = peak_rss_mb()
     rows = []
@@ -300,6 +306,7 @@ def run(args, recognizer=None) -> int:
                      "found_mean": sum(found) / len(found)})
     result = {
         "frame": f"{FRAME_W}x{FRAME_H}", "dice_from": where, "cpus": os.cpu_count(),
+        "camera": view.to_json() if view is not None else None,
         "load_ms": load_ms, "rss_before_models_mb": rss_start, "rss_after_load_mb": rss_loaded,
         "peak_rss_mb": peak_rss_mb(), "rows": rows,
     }
@@ -308,7 +315,8 @@ def run(args, recognizer=None) -> int:
         return 0
     print(f"frames {FRAME_W}x{FRAME_H}, dice from {where}, {os.cpu_count()} CPUs, "
           f"{args.warmup} warm-up + {args.runs} timed frames per row; models loaded in "
-          f"{load_ms:.0f} ms")
+          f"{load_ms:.0f} ms" + (f"; camera {view.hfov:g} deg wide, tilted {view.tilt:g}"
+                                 f"{', lean look' if view.lean else ''}" if view is not None else ""))
     print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'found/frame':>11}")
     for r in rows:
         print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  "

@@ -139,3 +139,35 @@ def test_wrong_rendered_dice_are_not_bought_with_right_real_ones():
     assert calibrate.wrong_budget_thresholds(conf, wrong, read_as, {"d10": 0.8}, 0.89, budget) == {}
     got = calibrate.wrong_budget_thresholds(conf, wrong, read_as, {"d10": 0.8}, 0.89, budget, source=source)
     assert got == {"d10": 0.901}
+
+
+# p(cocked) of the state check for three leaning dice the reader alone reads surely; the release's
+# count of leaning dice valued; the threshold chosen
+CHECKS = {
+    "the release valued one: the check refuses the two it doubts most": ([0.30, 0.20, 0.08], 1, 0.20),
+    "the release valued none: the check refuses all three": ([0.30, 0.20, 0.08], 0, 0.08),
+    "the release valued all three: the check refuses nothing it can help": ([0.30, 0.20, 0.08], 3, 0.50),
+}
+
+
+@pytest.mark.parametrize("checked, allowed, want", CHECKS.values(), ids=CHECKS.keys())
+def test_the_state_check_is_as_lenient_as_the_release_allows(checked, allowed, want):
+    """calibrate --state-check: the highest threshold at which no more leaning calibration dice are
+    given a value than the release gives; a flat die the check finds flat is read at every one."""
+    from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
+
+    class Meta:
+        meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.5,
+                "cocked_threshold": 0.4}
+
+    tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
+    fp = np.array([0.002, 0.002, 0.99, 0.002, 0.002, 0.002])
+    evs = [FaceEvidence(tp, fp, 0.05, True, c) for c in [*checked, 0.01]]  # three leaning, one flat
+    reader = FaceReader(Meta(), state_check=StateCheck(object(), 1.01))
+    boxes = [(0, 0, 10, 10)] * 4
+    ti, fi = np.array([1] * 4), np.array([2] * 4)
+    leaning = np.array([True, True, True, False])
+    t, table = calibrate.state_check_threshold(reader, evs, boxes, ti, fi, leaning, ~leaning, allowed)
+    assert t == pytest.approx(want)
+    assert reader.state_check.threshold == pytest.approx(want)
+    assert table[f"{want:.2f}"] == {"leaning_valued": min(allowed, 3), "flat_accepted": 1}

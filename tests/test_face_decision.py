@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, Face, Unreadable
-from reader.vision.faces import FaceEvidence, FaceReader
+from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 
 TYPES = ["d4", "d6", "d8", "d10", "d12", "d20", "none"]
 
@@ -268,3 +268,48 @@ def test_views_must_name_the_same_die_type(view_types, expected):
     assert r.die == "d6"
     if expected is Face:
         assert r.value == 4
+
+
+class _StateNet:
+    """A stand-in state-check network: p(cocked) `p` for every crop; counts the crops it is shown."""
+
+    meta: dict = {}
+
+    def __init__(self, p):
+        self.p, self.seen = p, 0
+
+    def __call__(self, x):
+        self.seen += len(x)
+        s = np.tile([np.log(1 - self.p), np.log(self.p)], (len(x), 1)).astype(np.float32)
+        return [np.zeros((len(x), len(TYPES)), np.float32), np.zeros((len(x), 20), np.float32), s]
+
+
+@pytest.mark.parametrize("checked, threshold, expected", [
+    pytest.param(0.30, 0.18, Unreadable, id="the state check doubts it (0.30 over 0.18): roll again"),
+    pytest.param(0.10, 0.18, Face, id="the state check finds it flat (0.10 under 0.18): read"),
+    pytest.param(0.30, None, Face, id="no state check: the reader's own state head alone"),
+])
+def test_a_state_check_that_finds_a_die_leaning_refuses_its_face(checked, threshold, expected):
+    check = StateCheck(_StateNet(0.5), threshold) if threshold is not None else None
+    ev = evidence(die="d6", face=4)
+    r = FaceReader(_Meta(), state_check=check).decide(FaceEvidence(*astuple_of(ev)[:4], cocked_check=checked), BOX)
+    assert isinstance(r.outcome, expected)
+    if expected is Unreadable:
+        assert r.value is None and r.outcome.reason == "may be leaning"
+
+
+def astuple_of(ev):
+    return ev.type_probs, ev.face_probs, ev.cocked, ev.views_agree
+
+
+@pytest.mark.parametrize("check_state, asked", [
+    pytest.param(True, True, id="asked: its p(cocked), averaged over the four views"),
+    pytest.param(False, False, id="not asked (the lean look judges instead): not run"),
+])
+def test_the_state_check_sees_the_readers_own_crops(check_state, asked):
+    net = _StateNet(0.3)
+    reader = FaceReader(_Recording({"crop_per_side": 1.35}), state_check=StateCheck(net, 0.2))
+    image = np.zeros((200, 200, 3), np.uint8)
+    (ev,) = reader.evidence(image, [(80, 80, 120, 120)], check_state=check_state)
+    assert net.seen == (4 if asked else 0)
+    assert ev.cocked_check == (pytest.approx(0.3) if asked else 0.0)

@@ -10,7 +10,7 @@ import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.detector import Detection, Heat
-from reader.vision.faces import FaceEvidence, FaceReader
+from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
@@ -140,7 +140,7 @@ class _SureOfAFour(FaceReader):
     def __init__(self):
         super().__init__(_ReaderMeta())
 
-    def evidence(self, image, boxes):
+    def evidence(self, image, boxes, check_state=True):
         tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
         fp = np.array([0.002, 0.002, 0.002, 0.99, 0.002, 0.002])
         return [FaceEvidence(tp, fp, 0.7, True) for _ in boxes]
@@ -169,29 +169,45 @@ def test_with_the_lean_look_a_flat_die_the_reader_took_for_cocked_is_read(face_t
     assert isinstance(r.outcome, Cocked)
 
 
-class _Says(FaceReader):
-    """A stand-in whole look: every die a D6 showing `face` (0.99), flat."""
 
-    def __init__(self, face):
-        super().__init__(_ReaderMeta())
-        self.face = face
+class _CountingStateNet:
+    """A stand-in state check that doubts every die (p(cocked) 0.5)."""
 
-    def evidence(self, image, boxes):
-        tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
-        fp = np.full(6, 0.002)
-        fp[self.face - 1] = 0.99
-        return [FaceEvidence(tp, fp, 0.01, True) for _ in boxes]
+    meta: dict = {}
+
+    def __init__(self):
+        self.seen = 0
+
+    def __call__(self, x):
+        self.seen += len(x)
+        n = len(x)
+        return [np.zeros((n, 7), np.float32), np.zeros((n, 20), np.float32), np.zeros((n, 2), np.float32)]
 
 
-@pytest.mark.parametrize("view, eager, want", [
-    pytest.param(None, True, 2, id="no camera: the release's whole look"),
-    pytest.param(CameraView(90.0), True, 2, id="a camera, no lean look: the release's whole look"),
-    pytest.param(CameraView(90.0, lean=True), True, 5, id="guarded by the lean look: the eager look"),
-    pytest.param(CameraView(90.0, lean=True), False, 2, id="guarded, but no eager look in the models"),
+class _FlatFour:
+    """A stand-in whole look: every crop a D6 showing 4, flat."""
+
+    meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.5, "cocked_threshold": 0.4}
+
+    def __call__(self, x):
+        n = len(x)
+        t = np.full((n, 7), -9.0, np.float32)
+        t[:, 1] = 9.0
+        f = np.full((n, 20), -9.0, np.float32)
+        f[:, 3] = 9.0
+        s = np.tile(np.array([[4.0, -4.0]], np.float32), (n, 1))
+        return [t, f, s]
+
+
+@pytest.mark.parametrize("view, asked", [
+    pytest.param(None, True, id="no camera: the state check is asked, and refuses"),
+    pytest.param(CameraView(90.0), True, id="a camera, no lean look: asked, refuses"),
+    pytest.param(CameraView(90.0, lean=True), False, id="the lean look judges leaning instead: not asked, read"),
 ])
-def test_the_eager_whole_look_reads_only_where_the_lean_look_guards_it(view, eager, want):
-    box = (954.0, 314.0, 1046.0, 406.0)
-    rec = Recognizer(_Detector([box]), _Says(2), view=view, lean=LeanLook(_SideFaceModel(), 0.5),
-                     eager=_Says(5) if eager else None)
+def test_the_state_check_is_asked_unless_the_lean_look_judges(view, asked):
+    net = _CountingStateNet()
+    faces = FaceReader(_FlatFour(), state_check=StateCheck(net, 0.2))
+    rec = Recognizer(_Detector([(954.0, 314.0, 1046.0, 406.0)]), faces, view=view, lean=LeanLook(_SideFaceModel(), 0.5))
     (r,) = rec.read_frame(frame_with_die(1000, 360, (-1, 0)))  # flat, to the lean look
-    assert r.value == want
+    assert r.value == (None if asked else 4)
+    assert (net.seen > 0) is asked

@@ -25,7 +25,7 @@ from models.train.reader_data import BOX_IN_CTX, CTX
 from reader.dice import FACES
 from reader.reading import Box
 from reader.vision.crops import crop_die, to_tensor
-from reader.vision.faces import FaceReader, softmax
+from reader.vision.faces import FaceReader, StateCheck, softmax
 from reader.vision.onnx_model import OnnxModel
 from reader.vision.topface import TopFaceLook
 
@@ -98,6 +98,41 @@ def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) ->
     return out
 
 
+def release_leaning_valued(release_dir: Path, imgs, boxes, ti, fi, leaning) -> int:
+    """Leaning calibration dice the release (as shipped) gives a value."""
+    from reader.vision.recognizer import Recognizer
+
+    faces = Recognizer.load(release_dir, threads=None).faces
+    idx = np.flatnonzero(leaning)
+    evs = [faces.evidence(imgs[i], [boxes[i]])[0] for i in idx]
+    state = decisions(faces, evs, [boxes[i] for i in idx], ti[idx], fi[idx])[3]
+    return int((state == "flat").sum())
+
+
+def state_check_threshold(reader: FaceReader, evs, boxes, ti, fi, leaning, valued, allowed: int,
+                          accept=lambda read_as: np.zeros(len(read_as)),
+                          grid=np.round(np.arange(0.05, 0.501, 0.01), 2)) -> tuple[float, dict]:
+    """The highest state-check threshold at which the reader gives at most `allowed` leaning
+    calibration dice a value (the release's own count), and per threshold: leaning dice valued,
+    flat dice accepted. Each threshold refuses some flat dice too; the highest refuses fewest.
+    `accept`: the accept threshold of each die by the type it is read as (the reader's own are
+    zero while it is calibrated)."""
+    from dataclasses import replace
+
+    check = reader.state_check
+    table, best = {}, float(grid[0])
+    for t in grid:
+        reader.state_check = replace(check, threshold=float(t))
+        conf, _, _, state, read_as = decisions(reader, evs, boxes, ti, fi)
+        accepted = (state == "flat") & (conf >= accept(read_as))
+        n_leaning = int((leaning & accepted).sum())
+        table[f"{t:.2f}"] = {"leaning_valued": n_leaning, "flat_accepted": int((valued & accepted).sum())}
+        if n_leaning <= allowed:
+            best = float(t)
+    reader.state_check = replace(check, threshold=best)
+    return best, table
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("onnx", type=Path)
@@ -134,7 +169,14 @@ def main(argv=None):
                          "threshold is raised until the new reader accepts no more wrong calibration dice read "
                          "as that type, in all and from each source, than the release does with its own looks and "
                          "thresholds")
+    ap.add_argument("--state-check", type=Path, default=None, metavar="ONNX",
+                    help="with --thresholds-from: another whole look whose state head may refuse a face "
+                         "(reader.vision.faces.StateCheck), its threshold as high as it can be while the reader "
+                         "gives no more leaning calibration dice a value than the release; the file must sit "
+                         "beside the calibrated reader under this name")
     args = ap.parse_args(argv)
+    if args.state_check and not args.thresholds_from:
+        ap.error("--state-check measures against a release: give --thresholds-from too")
     if args.wrong_budget and not args.thresholds_from:
         ap.error("--wrong-budget measures against a release: give --thresholds-from too")
     if args.rule_for and not args.thresholds_from:
@@ -196,7 +238,9 @@ def main(argv=None):
     per_side = args.crop_per_side or float(model.meta.get("crop_per_side", 1.35))
     model.meta.update({"temperature_type": t_type, "temperature_face": t_face, "accept_threshold": 0.0,
                        "accept_threshold_by_die": {}, "crop_per_side": per_side})
-    reader = FaceReader(model, looks)
+    # the state check is asked for every die, refusing nothing until its threshold is chosen below
+    check = StateCheck(OnnxModel(args.state_check), 1.01, args.state_check.stem) if args.state_check else None
+    reader = FaceReader(model, looks, check)
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,
     # drawn once per die, or the threshold is picked on crops better than any frame will give.
@@ -294,6 +338,14 @@ def main(argv=None):
         by_die.update({d: rule["accept_threshold_by_die"][d] for d in args.rule_for
                        if d in rule["accept_threshold_by_die"]})
         cocked_thr = float(ref["cocked_threshold"])
+    check_meta = None
+    if args.state_check:
+        reader.cocked_threshold = cocked_thr
+        release_dir = args.thresholds_from.parent
+        allowed = release_leaning_valued(release_dir, imgs, boxes, ti, fi, si == 1)
+        t_check, check_table = state_check_threshold(reader, evs, boxes, ti, fi, si == 1, valued, allowed, thresholds)
+        check_meta = {"model": args.state_check.name, "threshold": t_check,
+                      "release_leaning_valued": allowed, "by_threshold": check_table}
     conf, type_ok, value_ok, state, read_as = decided(cocked_thr)  # the accept thresholds do not change it
     budget = None
     if args.wrong_budget:
@@ -333,6 +385,8 @@ def main(argv=None):
             out["wrong_budget"] = budget
     if top_meta:
         out["top_face"] = top_meta
+    if check_meta:
+        out["state_check"] = check_meta
     args.out.write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

@@ -110,6 +110,9 @@ def main(argv=None) -> int:
     ap.add_argument("--wrong-budget", action="store_true",
                     help="raise a type's kept threshold until the candidate accepts no more wrong calibration "
                          "dice of it than the release (calibrate --wrong-budget)")
+    ap.add_argument("--state-check", action="store_true",
+                    help="the release's whole look checks the candidate's state (reader_state.onnx beside it; "
+                         "calibrate --state-check): for a whole look that reads more, and more leaning dice")
     args = ap.parse_args(argv)
     from reader.vision.onnx_model import OnnxModel
 
@@ -132,13 +135,16 @@ def main(argv=None) -> int:
             added[name] = list(dice)
         shutil.copy(new, folder / name)
     whole = args.whole or args.models / "reader.onnx"
+    if args.state_check:
+        shutil.copy(args.models / "reader.onnx", folder / "reader_state.onnx")
     log = folder / "candidate.log"
     log.write_text("")
     py = sys.executable
     _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
           *calibrate_args(top_face, folder, added), "--thresholds-from", str(args.models / "reader.onnx"),
           *(["--rule-for", *args.rule_for] if args.rule_for else []),
-          *(["--wrong-budget"] if args.wrong_budget else [])], log)
+          *(["--wrong-budget"] if args.wrong_budget else []),
+          *(["--state-check", str(folder / "reader_state.onnx")] if args.state_check else [])], log)
     _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
           "--meta", str(folder / "calibration.json"), "--version", args.name], log)
     sets = list(SETS) + list(args.sets)

@@ -12,7 +12,7 @@
     # tray frames whose dice the looks are taught on last (reader v15)
     python -m reader.synth.bulk scenes --out work/synth/frames61 --count 1200 --seed 61
     python -m reader.synth.bulk scenes --out work/synth/frames62s --count 1500 --seed 62 --width 640 --height 360
-    # and two more, for the eager whole look (reader_eager.onnx, session 28)
+    # and two more, for the whole look taught on frames (--frames-minutes, session 28)
     python -m reader.synth.bulk scenes --out work/synth/frames63 --count 800 --seed 63
     python -m reader.synth.bulk scenes --out work/synth/frames64s --count 1000 --seed 64 --width 640 --height 360
     # rendered for calibration alone (models/train/calib_set.py)
@@ -29,7 +29,7 @@
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20] [--eager-minutes 50 60]
+        [--lean-look-real-minutes 20] [--frames-minutes 0 0]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -45,10 +45,11 @@ dice (calib_set: the held-back 8% of every training source, crops and tray frame
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
 the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
 the whole look: reader v12); the lean look from the reader's features (train_lean), taught
-on with tray-d6-nell's dice as flat ones, exported with its threshold; last, the eager whole look
-(reader_eager.onnx, read with only under the lean look): the reader taught on from its weights with
-the dice of rendered tray frames too, in two stages (the first two frame sets, then all four),
-calibrated keeping the reader's thresholds. Timings are for two CPU cores. The
+on with tray-d6-nell's dice as flat ones, exported with its threshold; last, if asked
+(--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
+too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
+thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
+was taught from kept beside it as its state check (reader_state.onnx). Timings are for two CPU cores. The
 committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -57,6 +58,7 @@ the summed minutes stands in for them, close but not bit-identical.
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 from models.train import (calib_set, calibrate, export, single_boxes, train_detector, train_lean, train_reader,
@@ -137,8 +139,10 @@ def main(argv=None):
                     help="crops rendered for the lean look (bulk crops --lean)")
     ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
                     help="plain crops (mix all) whose camera angles are replayed from their seed")
-    ap.add_argument("--eager-minutes", type=float, nargs=2, default=[50, 60], metavar=("FIRST", "SECOND"),
-                    help="the eager whole look's two stages (0 0: none): on the first two --frames, then on all")
+    ap.add_argument("--frames-minutes", type=float, nargs=2, default=[0, 0], metavar=("FIRST", "SECOND"),
+                    help="the whole look taught on with the --frames dice, two stages: on the first two frame sets, "
+                         "then on all, its state checked by the whole look it was taught from (session 28 tried 50 "
+                         "60, not committed: models/reader.md; default 0 0, none)")
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
     # each model keeps its own version line (the cards name them): detector v3, reader v12
@@ -164,7 +168,7 @@ def main(argv=None):
     top = w / "reader_top.pt"
     if args.numeral_look_frames_minutes > 0 and any(f.is_dir() for f in args.frames[:2]):
         # beside the frames, the seed-1 crops (reader v15 was taught on their first 6,000)
-        # (the first two frame sets: the last two were rendered for the eager whole look, after v15)
+        # (the first two frame sets: the last two were rendered for the whole look, after v15)
         top = again(top, args.numeral_look_frames_minutes, 271, on_frames(args.frames[:2]), [Path("work/synth/crops")],
                     suffix="_frames", real_share=None)
     export.main(["top-face", str(top), str(m / "reader_top.onnx"), "--version", args.reader_version])
@@ -214,25 +218,29 @@ def main(argv=None):
             lean = w / "lean_real.pt"
         export.main(["lean", str(lean), str(m / "reader_lean.onnx"), "--version", "1"])
     frames = [f for f in args.frames if f.is_dir()]
-    if sum(args.eager_minutes) > 0 and frames:
-        eager = w / "reader.pt"
+    if sum(args.frames_minutes) > 0 and frames:
+        # the whole look taught on from its weights with the dice of rendered tray frames too, in two
+        # stages (the first two frame sets, then all four); the whole look it was taught from stays
+        # beside it as its state check (reader_state.onnx), the thresholds are kept
+        shutil.copy(m / "reader.onnx", m / "reader_state.onnx")
+        whole = w / "reader.pt"
         for stage, (minutes, seed, lr, share, sets) in enumerate(
-                [(args.eager_minutes[0], 27, "4e-4", "0.25", frames[:2]), (args.eager_minutes[1], 28, "3e-4", "0.3", frames)]):
+                [(args.frames_minutes[0], 27, "4e-4", "0.25", frames[:2]), (args.frames_minutes[1], 28, "3e-4", "0.3", frames)]):
             if minutes <= 0:
                 continue
-            out = w / f"reader_eager{stage + 1}.pt"
-            train_reader.main(["--minutes", str(minutes), "--init", str(eager), "--lr", lr, "--seed", str(seed),
+            out = w / f"reader_frames{stage + 1}.pt"
+            train_reader.main(["--minutes", str(minutes), "--init", str(whole), "--lr", lr, "--seed", str(seed),
                                "--out", str(out), "--lurig-boxes", str(w / "lurig_boxes.json"),
                                "--hard-negatives", str(m / "detector.onnx"), "--synth", "work/synth/crops",
-                               "--scene-share", share] +
-                              (["--scenes", str(frames[0])]) + [a for f in sets for a in ("--train-scenes", str(f))])
-            eager = out
-        export.main(["reader", str(eager), str(w / "reader_eager_uncalibrated.onnx"), "--version", "eager"])
-        calibrate.main([str(w / "reader_eager_uncalibrated.onnx"), str(w / "calibration.npz"),
-                        "--out", str(w / "reader_eager_calib.json"), "--thresholds-from", str(m / "reader.onnx")] + looks)
-        export.main(["reader", str(eager), str(m / "reader_eager.onnx"), "--meta", str(w / "reader_eager_calib.json"),
-                     "--version", "eager"])
-
+                               "--scene-share", share, "--scenes", str(frames[0])] +
+                              [a for f in sets for a in ("--train-scenes", str(f))])
+            whole = out
+        export.main(["reader", str(whole), str(w / "reader_frames_uncalibrated.onnx"), "--version", args.reader_version])
+        calibrate.main([str(w / "reader_frames_uncalibrated.onnx"), str(w / "calibration.npz"),
+                        "--out", str(w / "reader_frames_calib.json"), "--thresholds-from", str(m / "reader.onnx"),
+                        "--state-check", str(m / "reader_state.onnx"), "--wrong-budget"] + looks)
+        export.main(["reader", str(whole), str(m / "reader.onnx"), "--meta", str(w / "reader_frames_calib.json"),
+                     "--version", args.reader_version])
 
 if __name__ == "__main__":
     main()

@@ -41,7 +41,7 @@ def add_arguments(p) -> None:
                    help="folder of the ONNX models (default: the project's models/)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     # timed as `watch` reads: with a described camera and the lean look, each die given a value
-    # takes one more pass and the eager whole look reads in reader.onnx's place
+    # takes one more pass (and the reader's state check is not asked)
     view_args.add_arguments(p)
 
 

@@ -46,11 +46,33 @@ class FaceEvidence:
     face_probs: np.ndarray      # over 1..faces(die), for the most likely type
     cocked: float               # probability the die leans (no face up)
     views_agree: bool           # all four views name the same die type and face
+    cocked_check: float = 0.0   # the state check's probability that it leans (0 where none was asked)
+
+
+@dataclass(frozen=True)
+class StateCheck:
+    """A second network's state head, asked of every die: at or over `threshold` p(cocked), a face
+    is not accepted ("may be leaning", roll again).
+
+    Why: a whole look taught on dice cut from rendered tray frames reads far more of the dice a
+    tray camera sees, and as surely reads more of the leaning dice whose face looks at the camera
+    squarely: its state head, sharper on the flat dice, lets more of those through. The whole look
+    it was taught from still doubts some of them. Either state head may refuse; `threshold` is set
+    on the calibration dice, as high as it can be while giving no more leaning dice a value than that
+    older reader gave alone (calibrate --state-check). Session 28 measured it (models/reader.md):
+    the renders kept their cocked dice from a value, but the pair let one more wrong reading
+    through on the 640x360 stills and on crops-fickett, so no committed reader names a state check
+    yet (metadata "state_check": {"model", "threshold"})."""
+
+    model: object               # OnnxModel (or a stand-in): returns [type, face, state] logits
+    threshold: float
+    name: str = "reader_state"  # its network's file name without .onnx (the versions the logs keep)
 
 
 class FaceReader:
-    def __init__(self, model: OnnxModel, looks: Sequence[TopFaceLook] = ()):
+    def __init__(self, model: OnnxModel, looks: Sequence[TopFaceLook] = (), state_check: StateCheck | None = None):
         self.model = model
+        self.state_check = state_check
         # the second looks, each for its own die types (reader.vision.topface); one die type, one look
         self.looks = tuple(looks)
         self.look_of: dict[str, TopFaceLook] = {}
@@ -75,12 +97,18 @@ class FaceReader:
         # die showing 1 that all six views read as 1 (0.95).
         self._die_cols = [i for i, t in enumerate(self.types) if t != "none"]
 
-    def evidence(self, image: np.ndarray, boxes: list[tuple]) -> list[FaceEvidence]:
+    def evidence(self, image: np.ndarray, boxes: list[tuple], check_state: bool = True) -> list[FaceEvidence]:
+        """`check_state`: ask the state check too, if there is one (a caller with a better judge of
+        leaning, the lean look with the camera known, need not)."""
         if not boxes:
             return []
         crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
-        t_logits, f_logits, s_logits = self.model(to_tensor(crops))
+        x = to_tensor(crops)
+        t_logits, f_logits, s_logits = self.model(x)
         n = len(ANGLES)
+        checked = np.zeros(len(boxes))
+        if check_state and self.state_check is not None:
+            checked = softmax(self.state_check.model(x)[2])[:, 1].reshape(len(boxes), n).mean(axis=1)
         tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
         dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
         top_logits = {}
@@ -108,7 +136,7 @@ class FaceReader:
                 agree = agree and same_argmax(fp)
             else:
                 face_probs = np.zeros(0)
-            out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree))
+            out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree, float(checked[i])))
         return out
 
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
@@ -131,7 +159,9 @@ class FaceReader:
             return DieReading(die, box, Unreadable("unsure of the die type", p_type), p_type)
         vi = int(np.argmax(ev.face_probs))
         conf = float(p_type * ev.face_probs[vi] * (1.0 - ev.cocked))
-        if ev.views_agree and conf >= self.accept_by_die.get(die, self.accept):
+        checked = self.state_check is not None and ev.cocked_check >= self.state_check.threshold
+        if ev.views_agree and conf >= self.accept_by_die.get(die, self.accept) and not checked:
             return DieReading(die, box, Face(vi + 1, round(conf, 4)), p_type)
-        reason = "views disagree" if not ev.views_agree else "low confidence"
+        reason = ("views disagree" if not ev.views_agree else "low confidence"
+                  if conf < self.accept_by_die.get(die, self.accept) else "may be leaning")
         return DieReading(die, box, Unreadable(reason, round(conf, 4)), p_type)

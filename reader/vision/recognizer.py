@@ -18,7 +18,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import DiceDetector, Heat
-from reader.vision.faces import FaceReader
+from reader.vision.faces import FaceReader, StateCheck
 from reader.vision.lean import LeanLook
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
@@ -37,21 +37,13 @@ SINGLE_LONG_SIDE = 96
 FILLS_IMAGE = 0.7
 # The lean look, used only with a known camera that asks for it (CameraView.lean).
 LEAN_MODEL = "reader_lean.onnx"
-# The eager whole look, read with in reader.onnx's place only where the lean look guards it. Taught
-# on dice cut from rendered tray frames too, it reads far more of the dice a tray camera sees, and,
-# as surely, more of the cocked dice whose face looks squarely at the camera: from the crop alone
-# those are flat dice seen from above, and only the camera's set-up tells them apart
-# (models/reader_eager.md).
-EAGER_MODEL = "reader_eager.onnx"
 
 
 class Recognizer:
     def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
-                 lean: LeanLook | None = None, eager: FaceReader | None = None):
+                 lean: LeanLook | None = None):
         self.detector = detector
         self.faces = faces
-        # read with in faces' place when the lean look is asked for (EAGER_MODEL); None: faces always
-        self.eager = eager
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
         # (reader.vision.viewing), and, if the set-up asks for it, dice the lean look finds
         # leaning are cocked (reader.vision.lean); None: every die is read as if seen from above
@@ -61,24 +53,20 @@ class Recognizer:
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
         d = models_dir(models_dir_)
-        networks: dict[str, OnnxModel] = {}  # the second looks' networks, shared by both whole looks
-
-        def reader_with_looks(name: str) -> FaceReader:
-            reader = OnnxModel(d / name, threads)
-            # its second looks, if it has any: a list (reader v7 wrote its one look as a dict); each
-            # whole look's metadata holds the temperatures fitted with it
-            tops = reader.meta.get("top_face") or []
-            looks = []
-            for t in [tops] if isinstance(tops, dict) else tops:
-                if t["model"] not in networks:
-                    networks[t["model"]] = OnnxModel(d / t["model"], threads)
-                looks.append(TopFaceLook.from_meta(networks[t["model"]], t))
-            return FaceReader(reader, looks)
-
+        reader = OnnxModel(d / "reader.onnx", threads)
+        # the second looks, if the reader has any: a list (reader v7 wrote its one look as a dict)
+        tops = reader.meta.get("top_face") or []
+        looks = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t)
+                 for t in ([tops] if isinstance(tops, dict) else tops)]
+        # the state check, if the reader names one (the whole look it was taught from: faces.StateCheck)
+        check = reader.meta.get("state_check")
+        state_check = None
+        if check:
+            state_check = StateCheck(OnnxModel(d / check["model"], threads), float(check["threshold"]),
+                                     str(check["model"]).removesuffix(".onnx"))
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
-        eager = reader_with_looks(EAGER_MODEL) if (d / EAGER_MODEL).is_file() else None
-        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), reader_with_looks("reader.onnx"),
-                   lean=lean, eager=eager)
+        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
+                   lean=lean)
 
     @property
     def versions(self) -> dict:
@@ -88,14 +76,9 @@ class Recognizer:
             out[look.name] = look.model.meta.get("version")
         if self.lean is not None:
             out["reader_lean"] = self.lean.model.meta.get("version")
-        if self.eager is not None:
-            out["reader_eager"] = self.eager.model.meta.get("version")
+        if self.faces.state_check is not None:
+            out[self.faces.state_check.name] = self.faces.state_check.model.meta.get("version")
         return out
-
-    def _reader(self) -> FaceReader:
-        """The whole look to read with: the eager one only where the lean look guards it."""
-        guarded = self.view is not None and self.view.lean
-        return self.eager if guarded and self.eager is not None else self.faces
 
     @staticmethod
     def _check(image) -> np.ndarray:
@@ -110,21 +93,25 @@ class Recognizer:
         image = self._check(image)
         if self.view is not None and self.view.lean and self.lean is None:
             raise DiceReaderError(f"the lean look was asked for, but the models have no {LEAN_MODEL}")
-        faces = self._reader()
+        # The state check (reader.vision.faces.StateCheck) is not asked under the lean look, the better
+        # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
+        # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
+        # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
+        check = not (self.view is not None and self.view.lean)
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
-        found = [faces.decide(ev, b) for b, ev in zip(boxes, faces.evidence(image, boxes))]
-        readings = refuse_pieces([r for r in self._join_pieces(faces, image, boxes, found, heat) if r is not None])
+        found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes, check))]
+        readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat, check) if r is not None])
         if self.view is not None:
             if self.view.lean:
-                readings = self._read_flat_again(faces, image, readings)
+                readings = self._read_flat_again(image, readings)
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
             if self.view.lean:
                 readings = self.lean.refuse_leaning(image, readings, self.view)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
-    def _read_flat_again(self, faces: FaceReader, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+    def _read_flat_again(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
         """The dice the reader's state head calls cocked that the lean look, which knows where the
         camera sees them from, finds standing flat, read again with its p(leaning) in place of the
         state head's p(cocked) (reader.vision.lean.LeanLook.flat_among)."""
@@ -133,20 +120,21 @@ class Recognizer:
             return readings
         boxes = [readings[i].box for i in again]
         out = list(readings)
-        for i, b, ev in zip(again, boxes, faces.evidence(image, [tuple(b) for b in boxes])):
-            r = faces.decide(replace(ev, cocked=again[i]), b, allow_none=False)
+        for i, b, ev in zip(again, boxes, self.faces.evidence(image, [tuple(b) for b in boxes], False)):
+            r = self.faces.decide(replace(ev, cocked=again[i]), b, allow_none=False)
             if r is not None and isinstance(r.outcome, Face):
                 out[i] = r
         return out
 
-    def _join_pieces(self, faces: FaceReader, image: np.ndarray, boxes: list[Box],
-                     found: list[DieReading | None], heat: Heat) -> list[DieReading | None]:
+    def _join_pieces(self, image: np.ndarray, boxes: list[Box], found: list[DieReading | None], heat: Heat,
+                     check_state: bool = True) -> list[DieReading | None]:
         """Two boxes on one die read as one (reader.vision.pieces): a pair is joined only when the
         box holding both reads as an accepted face."""
         pairs = piece_pairs(boxes, found, heat.ridge)
         if not pairs:
             return found
-        unions = [faces.decide(ev, p.union) for p, ev in zip(pairs, faces.evidence(image, [p.union for p in pairs]))]
+        unions = [self.faces.decide(ev, p.union)
+                  for p, ev in zip(pairs, self.faces.evidence(image, [p.union for p in pairs], check_state))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
             if not accepted(u) or p.i in used or p.j in used:

@@ -51,6 +51,7 @@ def test_faces_come_in_turntable_runs(values, photos, die):
 def test_the_faces_make_a_set_evaluate_scores_with_each_photo_its_face(tmp_path, values, photos):
     """models.train.lurig_faces_set: the faces read by eye as a labeled set (links, labels.jsonl)
     that evaluate reads, each photo with its type from type-lurig and its face from the file."""
+    pytest.importorskip("torch")  # a training tool: skipped where the train extra is absent, as in CI
     from models.train.lurig_faces_set import write
 
     counts = write(tmp_path / "faces")

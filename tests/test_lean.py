@@ -120,7 +120,7 @@ def test_only_the_cocked_dice_it_finds_flat_are_named_for_a_second_reading():
     img = frame_with_die(1000, 360, (-1, 0))
     img[200:260, 300:360] = 255
     img[215:245, 285:300] = (40, 40, 220)  # the second die's red face on its left, away from the foot
-    readings = [cocked(1000, 360), cocked(330, 230), read(640, 600)]
+    readings = [cocked(1000, 360), cocked(330, 230), read(640, 600), None]  # None: the reader saw no die there
     assert LeanLook(_SideFaceModel(), 0.5).flat_among(img, readings, VIEW) == {0: pytest.approx(0.1)}
 
 

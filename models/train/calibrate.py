@@ -80,16 +80,21 @@ def decisions(faces: FaceReader, evs, boxes, ti, fi):
     return tuple(np.array([r[k] for r in rows]) for k in range(5))
 
 
-def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) -> dict:
-    """Wrong readings the release (its reader, looks, temperatures and thresholds, as shipped)
-    accepts on the valued calibration dice, by the type it reads them as ("d6") and by type and
-    source ("d6|synth-scenes")."""
+def release_read(release_dir: Path, imgs, boxes, ti, fi, idx) -> tuple:
+    """decisions() of the release (its reader, looks, temperatures and thresholds, as shipped) on the
+    calibration dice `idx`: what a new reader is held to."""
     from reader.vision.recognizer import Recognizer
 
     faces = Recognizer.load(release_dir, threads=None).faces
-    idx = np.flatnonzero(valued)
     evs = [faces.evidence(imgs[i], [boxes[i]])[0] for i in idx]
-    _, type_ok, value_ok, state, read_as = decisions(faces, evs, [boxes[i] for i in idx], ti[idx], fi[idx])
+    return decisions(faces, evs, [boxes[i] for i in idx], ti[idx], fi[idx])
+
+
+def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) -> dict:
+    """Wrong readings the release accepts on the valued calibration dice, by the type it reads them
+    as ("d6") and by type and source ("d6|synth-scenes")."""
+    idx = np.flatnonzero(valued)
+    _, type_ok, value_ok, state, read_as = release_read(release_dir, imgs, boxes, ti, fi, idx)
     wrong = (state == "flat") & ~(value_ok & type_ok)  # flat: accepted at the release's own thresholds
     out: dict = {}
     for die, source in zip(read_as[wrong], src[idx][wrong]):
@@ -100,12 +105,7 @@ def release_wrong_by_die(release_dir: Path, imgs, boxes, ti, fi, valued, src) ->
 
 def release_leaning_valued(release_dir: Path, imgs, boxes, ti, fi, leaning) -> int:
     """Leaning calibration dice the release (as shipped) gives a value."""
-    from reader.vision.recognizer import Recognizer
-
-    faces = Recognizer.load(release_dir, threads=None).faces
-    idx = np.flatnonzero(leaning)
-    evs = [faces.evidence(imgs[i], [boxes[i]])[0] for i in idx]
-    state = decisions(faces, evs, [boxes[i] for i in idx], ti[idx], fi[idx])[3]
+    state = release_read(release_dir, imgs, boxes, ti, fi, np.flatnonzero(leaning))[3]
     return int((state == "flat").sum())
 
 

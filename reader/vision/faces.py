@@ -68,6 +68,11 @@ class StateCheck:
     threshold: float
     name: str = "reader_state"  # its network's file name without .onnx (the versions the logs keep)
 
+    @classmethod
+    def from_meta(cls, model, meta: dict) -> "StateCheck":
+        """From the reader's metadata `state_check` ({"model": FILE, "threshold": T}) and FILE loaded."""
+        return cls(model, float(meta["threshold"]), str(meta["model"]).removesuffix(".onnx"))
+
 
 class FaceReader:
     def __init__(self, model: OnnxModel, looks: Sequence[TopFaceLook] = (), state_check: StateCheck | None = None):
@@ -159,9 +164,12 @@ class FaceReader:
             return DieReading(die, box, Unreadable("unsure of the die type", p_type), p_type)
         vi = int(np.argmax(ev.face_probs))
         conf = float(p_type * ev.face_probs[vi] * (1.0 - ev.cocked))
-        checked = self.state_check is not None and ev.cocked_check >= self.state_check.threshold
-        if ev.views_agree and conf >= self.accept_by_die.get(die, self.accept) and not checked:
+        if not ev.views_agree:
+            reason = "views disagree"
+        elif conf < self.accept_by_die.get(die, self.accept):
+            reason = "low confidence"
+        elif self.state_check is not None and ev.cocked_check >= self.state_check.threshold:
+            reason = "may be leaning"
+        else:
             return DieReading(die, box, Face(vi + 1, round(conf, 4)), p_type)
-        reason = ("views disagree" if not ev.views_agree else "low confidence"
-                  if conf < self.accept_by_die.get(die, self.accept) else "may be leaning")
         return DieReading(die, box, Unreadable(reason, round(conf, 4)), p_type)

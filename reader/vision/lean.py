@@ -59,11 +59,11 @@ class LeanLook:
         (logits,) = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))
         return softmax(logits)[:, 1]
 
-    def flat_among(self, image: np.ndarray, readings: list[DieReading], view: CameraView) -> dict[int, float]:
+    def flat_among(self, image: np.ndarray, readings: list[DieReading | None], view: CameraView) -> dict[int, float]:
         """{index: p(leaning)} of the readings called cocked that this look finds flat (under
         FLAT_BELOW): a flat die seen obliquely shows a side face, which the reader's state head,
-        not knowing the camera, takes for a lean."""
-        cocked = [i for i, r in enumerate(readings) if isinstance(r.outcome, Cocked)]
+        not knowing the camera, takes for a lean. None (no die there) is passed over."""
+        cocked = [i for i, r in enumerate(readings) if r is not None and isinstance(r.outcome, Cocked)]
         p = self.p_leaning(image, [tuple(readings[i].box) for i in cocked], view)
         return {i: float(pi) for i, pi in zip(cocked, p) if pi < FLAT_BELOW}
 

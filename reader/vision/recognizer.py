@@ -18,7 +18,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import DiceDetector, Heat
-from reader.vision.faces import FaceReader, StateCheck
+from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
@@ -60,10 +60,7 @@ class Recognizer:
                  for t in ([tops] if isinstance(tops, dict) else tops)]
         # the state check, if the reader names one (the whole look it was taught from: faces.StateCheck)
         check = reader.meta.get("state_check")
-        state_check = None
-        if check:
-            state_check = StateCheck(OnnxModel(d / check["model"], threads), float(check["threshold"]),
-                                     str(check["model"]).removesuffix(".onnx"))
+        state_check = StateCheck.from_meta(OnnxModel(d / check["model"], threads), check) if check else None
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
         return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
                    lean=lean)
@@ -100,29 +97,27 @@ class Recognizer:
         check = not (self.view is not None and self.view.lean)
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
-        found = [self.faces.decide(ev, b) for b, ev in zip(boxes, self.faces.evidence(image, boxes, check))]
+        evs = self.faces.evidence(image, boxes, check)
+        found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
+        if self.view is not None and self.view.lean:
+            found = self._read_flat_again(image, boxes, evs, found)
         readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat, check) if r is not None])
         if self.view is not None:
-            if self.view.lean:
-                readings = self._read_flat_again(image, readings)
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
             if self.view.lean:
                 readings = self.lean.refuse_leaning(image, readings, self.view)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
-    def _read_flat_again(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+    def _read_flat_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
+                         found: list[DieReading | None]) -> list[DieReading | None]:
         """The dice the reader's state head calls cocked that the lean look, which knows where the
-        camera sees them from, finds standing flat, read again with its p(leaning) in place of the
-        state head's p(cocked) (reader.vision.lean.LeanLook.flat_among)."""
-        again = self.lean.flat_among(image, readings, self.view)
-        if not again:
-            return readings
-        boxes = [readings[i].box for i in again]
-        out = list(readings)
-        for i, b, ev in zip(again, boxes, self.faces.evidence(image, [tuple(b) for b in boxes], False)):
-            r = self.faces.decide(replace(ev, cocked=again[i]), b, allow_none=False)
-            if r is not None and isinstance(r.outcome, Face):
+        camera sees them from, finds standing flat (reader.vision.lean.LeanLook.flat_among), decided
+        again from the same evidence with its p(leaning) in place of the state head's p(cocked)."""
+        out = list(found)
+        for i, p in self.lean.flat_among(image, found, self.view).items():
+            r = self.faces.decide(replace(evs[i], cocked=p), boxes[i], allow_none=False)
+            if isinstance(r.outcome, Face):
                 out[i] = r
         return out
 

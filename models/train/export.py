@@ -72,6 +72,10 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
             base.update({"crop_per_side": TOP_PER_SIDE, "role": "a second look (reader.vision.topface) at the "
                          "die types in 'dice' (when absent: a numeral die's top face, d8-d20), cut to 'cut_by_die' "
                          "or crop_per_side x the box; only face_logits are trained"})
+            if "seen" in meta:  # train_top_face --seen: the whole die, turned to the camera's foot
+                base.update({"crop_per_side": meta["seen"]["per_side"], "role": "the seen look (reader.vision.seen) "
+                             "at the die types in 'dice': the die cut crop_per_side x its box, turned so that the "
+                             "camera's foot is below it; only face_logits are trained"})
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
                       opset_version=17, dynamo=False)

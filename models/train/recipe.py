@@ -26,10 +26,18 @@
     python -m reader.synth.bulk crops  --out work/synth/lean102 --count 4956 --seed 102 --lean
     python -m reader.synth.bulk crops  --out work/synth/lean103 --count 284 --seed 103 --lean
     python -m reader.synth.bulk crops  --out work/synth/tr71 --count 40000 --seed 71
+    # for the seen look (reader_seen.onnx): numeral dice whose camera angle is known, to learn from ...
+    python -m reader.synth.bulk crops  --out work/synth/lean20_111 --count 4000 --seed 111 --lean --mix d20
+    python -m reader.synth.bulk crops  --out work/synth/lean20_114 --count 4000 --seed 114 --lean --mix d20
+    python -m reader.synth.bulk crops  --out work/synth/leanN_113 --count 4000 --seed 113 --lean --mix numerals
+    python -m reader.synth.bulk crops  --out work/synth/leanN_117 --count 1704 --seed 117 --lean --mix numerals
+    # ... and to calibrate it on
+    python -m reader.synth.bulk crops  --out work/synth/lean20_112 --count 4000 --seed 112 --lean --mix d20
+    python -m reader.synth.bulk crops  --out work/synth/leanN_116 --count 3000 --seed 116 --lean --mix numerals
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20] [--frames-minutes 0 0]
+        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 0] [--frames-minutes 0 0]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -45,7 +53,9 @@ dice (calib_set: the held-back 8% of every training source, crops and tray frame
 calibration alone, type-lurig's faces read by eye) and calibrate the four together on them; export
 the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
 the whole look: reader v12); the lean look from the reader's features (train_lean), taught
-on with tray-d6-nell's dice as flat ones, exported with its threshold; last, if asked
+on with tray-d6-nell's dice as flat ones, exported with its threshold; the seen look from the
+reader's weights (train_top_face --seen), in stages (the D20 alone, then every numeral die, then, if
+asked, with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); last, if asked
 (--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
 too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
 thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
@@ -61,8 +71,8 @@ import argparse
 import shutil
 from pathlib import Path
 
-from models.train import (calib_set, calibrate, export, single_boxes, train_detector, train_lean, train_reader,
-                          train_top_face)
+from models.train import (calib_set, calibrate, calibrate_seen, export, single_boxes, train_detector, train_lean,
+                          train_reader, train_top_face)
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
@@ -139,6 +149,16 @@ def main(argv=None):
                     help="crops rendered for the lean look (bulk crops --lean)")
     ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
                     help="plain crops (mix all) whose camera angles are replayed from their seed")
+    ap.add_argument("--seen-look-minutes", type=float, nargs=3, default=[20, 45, 0], metavar=("D20", "NUMERALS", "REAL"),
+                    help="the seen look (models/reader_seen.md) in three stages: the D20 alone, every numeral die, "
+                         "then a quarter of the D8's and D10's draws real (v1 had no third stage); needs the lean "
+                         "look (0 0 0: none)")
+    ap.add_argument("--seen-crops", type=Path, nargs="*",
+                    default=[Path(f"work/synth/{n}") for n in ("lean20_111", "lean20_114", "leanN_113", "leanN_117")],
+                    help="crops rendered for the seen look to learn from (bulk crops --lean; the first is the D20 stage's)")
+    ap.add_argument("--seen-calib", type=Path, nargs="*",
+                    default=[Path("work/synth/leanN_116"), Path("work/synth/lean20_112")],
+                    help="crops rendered for the seen look's calibration alone (bulk crops --lean)")
     ap.add_argument("--frames-minutes", type=float, nargs=2, default=[0, 0], metavar=("FIRST", "SECOND"),
                     help="the whole look taught on with the --frames dice, two stages: on the first two frame sets, "
                          "then on all, its state checked by the whole look it was taught from (session 28 tried 50 "
@@ -217,6 +237,8 @@ def main(argv=None):
                              "--seed", "1", "--real", "tray-d6-nell=70", "--out", str(w / "lean_real.pt")] + lean_data)
             lean = w / "lean_real.pt"
         export.main(["lean", str(lean), str(m / "reader_lean.onnx"), "--version", "1"])
+    if sum(args.seen_look_minutes) > 0 and (m / "reader_lean.onnx").is_file():
+        seen_look(args, w, m)
     frames = [f for f in args.frames if f.is_dir()]
     if sum(args.frames_minutes) > 0 and frames:
         # the whole look taught on from its weights with the dice of rendered tray frames too, in two
@@ -241,6 +263,33 @@ def main(argv=None):
                         "--state-check", str(m / "reader_state.onnx"), "--wrong-budget"] + looks)
         export.main(["reader", str(whole), str(m / "reader.onnx"), "--meta", str(w / "reader_frames_calib.json"),
                      "--version", args.reader_version])
+
+def seen_look(args, w: Path, m: Path) -> None:
+    """The seen look (reader.vision.seen): from the reader's weights, the D20 alone on the first
+    --seen-crops folder, then every numeral die on them all and the seed-1 crops, then a quarter of
+    the D8's and D10's draws the real trays' dice; exported and calibrated behind the lean look."""
+    crops = [c for c in args.seen_crops if c.is_dir()]
+    if not crops:
+        return
+    plain = [Path("work/synth/crops")] if Path("work/synth/crops").is_dir() else []
+    numerals = ["--dice", "d8", "d10", "d12", "d20"]
+    weights = w / "reader.pt"
+    for stage, (minutes, seed, lr, extra, sets) in enumerate([
+            (args.seen_look_minutes[0], 28, "5e-4", ["--dice", "d20"], crops[:1]),
+            (args.seen_look_minutes[1], 29, "5e-4", numerals, crops[:3] + plain),
+            (args.seen_look_minutes[2], 291, "3e-4", numerals + ["--real-share", "0.25"], crops + plain)]):
+        if minutes <= 0:
+            continue
+        out = w / f"reader_seen{stage + 1}.pt"
+        train_top_face.main(["--seen", "--minutes", str(minutes), "--init", str(weights), "--lr", lr,
+                             "--seed", str(seed), "--out", str(out)] + extra + [a for c in sets for a in ("--synth", str(c))])
+        weights = out
+    export.main(["top-face", str(weights), str(w / "reader_seen_uncalibrated.onnx"), "--version", "1"])
+    calibrate_seen.main([str(w / "reader_seen_uncalibrated.onnx"), "--out", str(m / "reader_seen.onnx"), "--models", str(m),
+                         "--from-deg", "d20=21", "--limit-deg", "45", "--scales", "1.0", "0.8",
+                         "--sets"] + [str(c) for c in args.seen_calib if c.is_dir()] +
+                        ["--replay", "work/synth/calib_num=42:numerals"])
+
 
 if __name__ == "__main__":
     main()

@@ -37,8 +37,12 @@ from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_
                                       training_frame_patches)
 from models.train.schedule import cosine_lr
 from models.train.train_reader import is_calibration, masked_face_loss, source_group
+from reader.vision.crops import CROP_PER_SIDE
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
+# The seen look's crops are turned at most this far either way: far enough that a few degrees off
+# in the camera's description cost nothing, not so far that the foot's side is lost.
+SEEN_TURN = 8.0
 TYPE_SHARE = {"d6": 0.10, "d8": 0.15, "d10": 0.20, "d12": 0.20, "d20": 0.35}
 # Of a type's draws, when real dice of that type exist (bartek's D6, D8, D10; lurig's D8, D10, D20).
 # The D20 less: its real dice are 11 faces of 7 dice, and the renders hold every face of many.
@@ -48,17 +52,20 @@ REAL_SHARE_DEFAULT = 0.3
 
 def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool = True,
              per_side: float = TOP_PER_SIDE, recolour_p: float = 0.0, blur_p: float = 0.0,
-             small_p: float = 0.0, small_quality: tuple[int, int] = SMALL_CAMERA_QUALITY) -> np.ndarray:
+             small_p: float = 0.0, small_quality: tuple[int, int] = SMALL_CAMERA_QUALITY,
+             turn: float | None = None) -> np.ndarray:
     """A CROP x CROP cut of the middle of the die in a context patch (reader_data's convention);
     `recolour_p` of them in other colours (augment.recolour), `blur_p` out of focus (augment.defocus),
-    `small_p` as a small die in a cheap camera's JPEG (augment.small_camera)."""
+    `small_p` as a small die in a cheap camera's JPEG (augment.small_camera). `turn`: turned at most
+    this many degrees either way (the seen look, whose crops keep the camera's foot below), else
+    any way."""
     box_side = CTX * BOX_IN_CTX
     side = box_side * per_side
     angle, jx, jy = 0.0, 0.0, 0.0
     if augment:
         # the detector's box is 0.6-1.4x the die and a little off centre (as in reader_data.make_crop)
         side *= float(np.exp(rng.uniform(np.log(0.6), np.log(1.4))))
-        angle = rng.uniform(0, 360)
+        angle = rng.uniform(0, 360) if turn is None else rng.uniform(-turn, turn)
         jx, jy = rng.normal(0, 0.06, 2) * box_side
     out = cut(patch, side, angle, jx, jy)
     if augment and recolour_p > 0 and rng.random() < recolour_p:
@@ -171,16 +178,27 @@ def main(argv=None):
                          "the calibration's frames)")
     ap.add_argument("--scene-share", type=float, default=0.3,
                     help="of each type's rendered draws, the share of --train-scenes dice (default %(default)s)")
+    ap.add_argument("--seen", action="store_true",
+                    help="teach the seen look (reader.vision.seen): the whole die cut as the reader cuts it "
+                         f"({CROP_PER_SIDE}x its box unless --cut says otherwise), a rendered crop turned at most "
+                         f"{SEEN_TURN:g} degrees either way, so the camera's foot stays below it as every rendered crop "
+                         "has it; real dice only with --real-share (their camera's foot is not known: they are turned "
+                         "any way, as dice seen from about straight above)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.seen and args.train_scenes:
+        ap.error("--seen learns from rendered crops (--synth), whose camera's foot is below them, not frames")
     if not 0.0 <= args.scene_share <= 1.0:
         ap.error(f"--scene-share {args.scene_share:g}: give a share from 0 to 1")
     device = pick_device(args.device)
     cuts = parse_cuts(args.cut)
-    cut_of = np.array([cuts.get(t, TOP_PER_SIDE) for t in TYPES])
+    base_cut = CROP_PER_SIDE if args.seen else TOP_PER_SIDE
+    cut_of = np.array([cuts.get(t, base_cut) for t in TYPES])
     # the cuts travel with the weights (export reads them), so they are never stated twice
     dice = tuple(args.dice)
     said = {"cut_by_die": cuts} if cuts else {}
+    if args.seen:
+        said["seen"] = {"per_side": CROP_PER_SIDE}
     if set(dice) != set(TYPE_SHARE):
         said["dice"] = sorted(dice)
     args.out.with_suffix(".meta.json").write_text(json.dumps(said) + "\n")
@@ -191,13 +209,17 @@ def main(argv=None):
                                         tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack,
                                         args.train_scenes)
     train = np.nonzero(~calib)[0]
-    w = draw_weights(ti, src, train, dice, args.real_share, args.scene_share if args.train_scenes else 0.0)
+    w = draw_weights(ti, src, train, dice, 0.0 if args.seen and args.real_share is None else args.real_share,
+                     args.scene_share if args.train_scenes else 0.0)
+    # the seen look turns a rendered crop only a little (its camera's foot below); a real one any way
+    turn_of = np.array([SEEN_TURN if args.seen and source_group(x) == "synth" else np.nan for x in src])
     print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
 
     def build(rng):
         idx = rng.choice(train, size=args.batch, p=w)
         x = np.stack([top_crop(imgs[i], rng, per_side=cut_of[ti[i]], recolour_p=args.recolour, blur_p=args.blur,
-                                 small_p=args.small_camera, small_quality=tuple(args.small_camera_quality))
+                                 small_p=args.small_camera, small_quality=tuple(args.small_camera_quality),
+                                 turn=None if np.isnan(turn_of[i]) else float(turn_of[i]))
                       for i in idx])
         return torch.from_numpy(x), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
 

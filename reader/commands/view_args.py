@@ -19,8 +19,10 @@ def add_arguments(p) -> None:
     p.add_argument("--lean-look", action="store_true",
                    help="with --camera-fov: a read die that the lean look (models/reader_lean.onnx) finds leaning "
                         "is called cocked, roll again, and a die the reader took for cocked that it finds flat "
-                        "is read. On the renders it keeps cocked dice from a value; on real "
-                        "photos it refuses flat dice when the camera is not described right (models/reader_lean.md)")
+                        "is read; and the seen look (models/reader_seen.onnx, when present) reads the numeral dice "
+                        "seen obliquely from the camera's side. On the renders they keep cocked dice from a value "
+                        "and read D20 the steep limits refuse; on real photos they refuse flat dice when the "
+                        "camera is not described right (models/reader_lean.md, models/reader_seen.md)")
 
 
 def view_from_args(args):

@@ -3,7 +3,8 @@
 ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `reader.onnx`
 reads each one (reader.vision.faces), and the second looks named in the reader's metadata
 (reader.vision.topface): `reader_top.onnx` at a numeral die's top face, `reader_top_d6.onnx` at a
-D6's pips. Where the camera is known, `reader_lean.onnx` looks for dice that lean (reader.vision.lean).
+D6's pips. Where the camera is known, `reader_lean.onnx` looks for dice that lean (reader.vision.lean)
+and `reader_seen.onnx` reads the numeral dice seen obliquely from the camera's side (reader.vision.seen).
 Pure computation on an image
 array: opening cameras and files is the callers' business.
 """
@@ -22,8 +23,9 @@ from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
+from reader.vision.seen import SeenLook
 from reader.vision.topface import TopFaceLook
-from reader.vision.viewing import CameraView
+from reader.vision.viewing import STEEP_LIMITS, CameraView
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
 # filling the image sat at the top of that range and its box came out short (crops-fickett: median
@@ -35,13 +37,14 @@ SINGLE_LONG_SIDE = 96
 # under 0.71 of the image is smaller there than any die it was trained on, and is typed worse
 # (type-lurig: dice 36-53% of the image, 77% typed right from the whole image, 99% from the box).
 FILLS_IMAGE = 0.7
-# The lean look, used only with a known camera that asks for it (CameraView.lean).
+# The lean look and the seen look, used only with a known camera that asks for them (CameraView.lean).
 LEAN_MODEL = "reader_lean.onnx"
+SEEN_MODEL = "reader_seen.onnx"
 
 
 class Recognizer:
     def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
-                 lean: LeanLook | None = None):
+                 lean: LeanLook | None = None, seen: SeenLook | None = None):
         self.detector = detector
         self.faces = faces
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
@@ -49,6 +52,9 @@ class Recognizer:
         # leaning are cocked (reader.vision.lean); None: every die is read as if seen from above
         self.view = view
         self.lean = lean
+        # the seen look (reader.vision.seen): with the lean look, the numeral dice read from the
+        # camera's side; None: the steep limits refuse the dice seen too steeply
+        self.seen = seen
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -62,8 +68,9 @@ class Recognizer:
         check = reader.meta.get("state_check")
         state_check = StateCheck.from_meta(OnnxModel(d / check["model"], threads), check) if check else None
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
+        seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
         return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
-                   lean=lean)
+                   lean=lean, seen=seen)
 
     @property
     def versions(self) -> dict:
@@ -73,6 +80,8 @@ class Recognizer:
             out[look.name] = look.model.meta.get("version")
         if self.lean is not None:
             out["reader_lean"] = self.lean.model.meta.get("version")
+        if self.seen is not None:
+            out[self.seen.name] = self.seen.model.meta.get("version")
         if self.faces.state_check is not None:
             out[self.faces.state_check.name] = self.faces.state_check.model.meta.get("version")
         return out
@@ -99,11 +108,16 @@ class Recognizer:
         boxes = [Box(*d.box) for d in dets]
         evs = self.faces.evidence(image, boxes, check)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
+        seen = self.seen if self.view is not None and self.view.lean else None
         if self.view is not None and self.view.lean:
             found = self._read_flat_again(image, boxes, evs, found)
-        readings = refuse_pieces([r for r in self._join_pieces(image, boxes, found, heat, check) if r is not None])
+        readings = [r for r in self._join_pieces(image, boxes, found, heat, check) if r is not None]
+        if seen is not None:  # after the pieces are joined, a joined die is read from the camera's side too
+            readings = seen.read_again(image, readings, self.view, self.lean)
+        readings = refuse_pieces(readings)
         if self.view is not None:
-            readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0])
+            limits = seen.limits(STEEP_LIMITS) if seen is not None else STEEP_LIMITS
+            readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0], limits)
             if self.view.lean:
                 readings = self.lean.refuse_leaning(image, readings, self.view)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))

@@ -205,3 +205,13 @@ def test_the_seen_look_is_taught_on_crops_that_keep_the_cameras_foot_below(turn)
             lows.append(np.nonzero(red)[0].mean() > c.shape[0] * 0.55)
     assert len(lows) >= 30
     assert all(lows) if turn is not None else not all(lows)
+
+
+def test_an_uncalibrated_seen_look_is_refused_plainly():
+    from reader.errors import DiceReaderError
+
+    class _Uncalibrated(_MarkModel):
+        meta = {"dice": ["d20"], "seen": {"per_side": 1.35}}
+
+    with pytest.raises(DiceReaderError, match="calibrate"):
+        SeenLook.from_model(_Uncalibrated())

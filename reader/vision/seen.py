@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reader.dice import FACES
+from reader.errors import DiceReaderError
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
 from reader.vision.faces import softmax
@@ -56,6 +57,9 @@ class SeenLook:
     @classmethod
     def from_model(cls, model, name: str = "reader_seen") -> "SeenLook":
         meta = model.meta
+        if "accept_threshold_by_die" not in meta or "dice" not in meta:
+            raise DiceReaderError(f"{name}.onnx has no thresholds or die types in its metadata: calibrate it "
+                                  "(python -m models.train.calibrate_seen) before it reads")
         seen = meta.get("seen") or {}
         return cls(model, frozenset(meta["dice"]),
                    {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()},

@@ -90,7 +90,7 @@ def test_with_the_camera_known_the_lean_look_gives_no_cocked_die_a_value(known_c
 
 
 def test_with_the_camera_known_the_seen_look_reads_more_numeral_dice_and_no_more_wrong(known_camera_scores):
-    # measured (seen look v1, reader v15, session 29): D8-D20 read right 142 -> 171 of the 944
+    # measured (seen look v2, reader v15, session 29): D8-D20 read right 142 -> 170 of the 944
     # valued numeral dice, accepted wrong 2 -> 2, cocked dice given a value 0 -> 0
     unseen, seen = known_camera_scores["unseen"], known_camera_scores[True]
     numerals = ("d8", "d10", "d12", "d20")

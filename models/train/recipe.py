@@ -34,10 +34,12 @@
     # ... and to calibrate it on
     python -m reader.synth.bulk crops  --out work/synth/lean20_112 --count 4000 --seed 112 --lean --mix d20
     python -m reader.synth.bulk crops  --out work/synth/leanN_116 --count 3000 --seed 116 --lean --mix numerals
+    python -m reader.synth.bulk crops  --out work/synth/leanN_118 --count 1600 --seed 118 --lean --mix numerals
+    python -m reader.synth.bulk crops  --out work/synth/leanN_119 --count 1600 --seed 119 --lean --mix numerals
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 0] [--frames-minutes 0 0]
+        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--frames-minutes 0 0]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -54,8 +56,8 @@ calibration alone, type-lurig's faces read by eye) and calibrate the four togeth
 the reader again with the calibration in the ONNX metadata (the D6's look weighted 0.75 against
 the whole look: reader v12); the lean look from the reader's features (train_lean), taught
 on with tray-d6-nell's dice as flat ones, exported with its threshold; the seen look from the
-reader's weights (train_top_face --seen), in stages (the D20 alone, then every numeral die, then, if
-asked, with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); last, if asked
+reader's weights (train_top_face --seen), in three stages (the D20 alone, then every numeral die, then
+with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); last, if asked
 (--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
 too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
 thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
@@ -149,15 +151,15 @@ def main(argv=None):
                     help="crops rendered for the lean look (bulk crops --lean)")
     ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
                     help="plain crops (mix all) whose camera angles are replayed from their seed")
-    ap.add_argument("--seen-look-minutes", type=float, nargs=3, default=[20, 45, 0], metavar=("D20", "NUMERALS", "REAL"),
+    ap.add_argument("--seen-look-minutes", type=float, nargs=3, default=[20, 45, 42], metavar=("D20", "NUMERALS", "REAL"),
                     help="the seen look (models/reader_seen.md) in three stages: the D20 alone, every numeral die, "
-                         "then a quarter of the D8's and D10's draws real (v1 had no third stage); needs the lean "
-                         "look (0 0 0: none)")
+                         "then a quarter of the D8's and D10's draws real (v1 had no third stage, v2 has); needs the "
+                         "lean look (0 0 0: none)")
     ap.add_argument("--seen-crops", type=Path, nargs="*",
                     default=[Path(f"work/synth/{n}") for n in ("lean20_111", "lean20_114", "leanN_113", "leanN_117")],
                     help="crops rendered for the seen look to learn from (bulk crops --lean; the first is the D20 stage's)")
     ap.add_argument("--seen-calib", type=Path, nargs="*",
-                    default=[Path("work/synth/leanN_116"), Path("work/synth/lean20_112")],
+                    default=[Path(f"work/synth/{n}") for n in ("leanN_116", "leanN_118", "leanN_119", "lean20_112")],
                     help="crops rendered for the seen look's calibration alone (bulk crops --lean)")
     ap.add_argument("--frames-minutes", type=float, nargs=2, default=[0, 0], metavar=("FIRST", "SECOND"),
                     help="the whole look taught on with the --frames dice, two stages: on the first two frame sets, "
@@ -284,9 +286,9 @@ def seen_look(args, w: Path, m: Path) -> None:
         train_top_face.main(["--seen", "--minutes", str(minutes), "--init", str(weights), "--lr", lr,
                              "--seed", str(seed), "--out", str(out)] + extra + [a for c in sets for a in ("--synth", str(c))])
         weights = out
-    export.main(["top-face", str(weights), str(w / "reader_seen_uncalibrated.onnx"), "--version", "1"])
+    export.main(["top-face", str(weights), str(w / "reader_seen_uncalibrated.onnx"), "--version", "2"])
     calibrate_seen.main([str(w / "reader_seen_uncalibrated.onnx"), "--out", str(m / "reader_seen.onnx"), "--models", str(m),
-                         "--from-deg", "d20=21", "--limit-deg", "45", "--scales", "1.0", "0.8",
+                         "--from-deg", "d20=21", "--limit-deg", "45", "--scales", "1.0", "0.8", "--version", "2",
                          "--sets"] + [str(c) for c in args.seen_calib if c.is_dir()] +
                         ["--replay", "work/synth/calib_num=42:numerals"])
 

@@ -126,6 +126,11 @@ def test_its_confidence_takes_the_lean_looks_doubt_not_the_readers():
     assert doubt.value is None
 
 
+def test_a_die_the_lean_look_finds_leaning_is_cocked_not_merely_unread():
+    (r,) = look().read_again(frame_with_d20(1100, 360), [reading(1100, 360, Face(3, 0.95))], VIEW, lean(0.8))
+    assert isinstance(r.outcome, Cocked) and r.value is None and r.state == "cocked"
+
+
 def test_its_limit_replaces_the_steep_limit_of_its_types():
     limits = look(limit=50.0).limits(STEEP_LIMITS)
     assert limits["d20"] == limits["d12"] == 50.0

@@ -94,7 +94,7 @@ class SeenLook:
                    lean: LeanLook) -> list[DieReading | None]:
         """`found` with each die of this look's types that is not cocked, seen from its type's `from_deg`
         to `limit` degrees off vertical, decided by this look's face and the lean look's p(leaning)
-        (module docstring)."""
+        (module docstring); one the lean look finds leaning is cocked, as it would have called it."""
         h, w = image.shape[:2]
         mine = [i for i, r in enumerate(found)
                 if r is not None and r.die in self.dice and not isinstance(r.outcome, Cocked)
@@ -107,7 +107,9 @@ class SeenLook:
             r = found[i]
             vi = int(np.argmax(p))
             conf = round(float(r.type_confidence * p[vi] * (1.0 - pl)), 4)
-            if agree and conf >= self.accept_by_die.get(r.die, 1.0):
+            if pl >= lean.threshold:  # as the lean look would call it (LeanLook.refuse_leaning)
+                out[i] = DieReading(r.die, r.box, Cocked(round(float(pl), 4)), r.type_confidence, r.style)
+            elif agree and conf >= self.accept_by_die.get(r.die, 1.0):
                 out[i] = DieReading(r.die, r.box, Face(vi + 1, conf), r.type_confidence, r.style)
             else:
                 why = "low confidence" if agree else "views disagree"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.detector import Detection, Heat
 from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
+from tray_fakes import GivenBoxes
 
 W, H = 1280, 720
 VIEW = CameraView(90.0)  # straight down: the camera's foot is the frame's middle
@@ -76,6 +76,16 @@ def test_only_valued_readings_are_looked_at_and_told_their_angle():
     assert slants == pytest.approx([VIEW.slant(1000, 360, W, H), VIEW.slant(640, 80, W, H)], abs=1e-3)
 
 
+def test_a_reading_already_judged_with_its_p_leaning_is_not_looked_at_again():
+    # the seen look (reader.vision.seen) decides its dice with the lean look's p(leaning) in the confidence
+    model = _SideFaceModel()
+    readings = [read(1000, 360), read(640, 80, 6)]
+    out = LeanLook(model, 0.5).refuse_leaning(frame_with_die(1000, 360, (1, 0)), readings, VIEW, judged=frozenset({0}))
+    assert out[0] is readings[0]
+    (slants,) = model.slants
+    assert slants == pytest.approx([VIEW.slant(640, 80, W, H)], abs=1e-3)
+
+
 def test_nothing_read_nothing_asked():
     model = _SideFaceModel()
     assert LeanLook(model, 0.5).refuse_leaning(np.zeros((H, W, 3), np.uint8), [], VIEW) == []
@@ -124,16 +134,6 @@ def test_only_the_cocked_dice_it_finds_flat_are_named_for_a_second_reading():
     assert LeanLook(_SideFaceModel(), 0.5).flat_among(img, readings, VIEW) == {0: pytest.approx(0.1)}
 
 
-class _Detector:
-    """A stand-in detector: the boxes it is given, and no heat between them."""
-
-    def __init__(self, boxes):
-        self.boxes = boxes
-
-    def find(self, image):
-        return [Detection(b, 0.9) for b in self.boxes], Heat(np.zeros((4, 4)), 1.0)
-
-
 class _SureOfAFour(FaceReader):
     """A stand-in reader: every die a D6 showing 4 (0.99), which its state head calls cocked (0.7)."""
 
@@ -157,7 +157,7 @@ class _ReaderMeta:
 ])
 def test_with_the_lean_look_a_flat_die_the_reader_took_for_cocked_is_read(face_toward, read_again):
     box = (954.0, 314.0, 1046.0, 406.0)
-    rec = Recognizer(_Detector([box]), _SureOfAFour(), view=CameraView(90.0, lean=True),
+    rec = Recognizer(GivenBoxes([box]), _SureOfAFour(), view=CameraView(90.0, lean=True),
                      lean=LeanLook(_SideFaceModel(), 0.5))
     (r,) = rec.read_frame(frame_with_die(1000, 360, face_toward))
     if read_again:
@@ -207,7 +207,7 @@ class _FlatFour:
 def test_the_state_check_is_asked_unless_the_lean_look_judges(view, asked):
     net = _CountingStateNet()
     faces = FaceReader(_FlatFour(), state_check=StateCheck(net, 0.2))
-    rec = Recognizer(_Detector([(954.0, 314.0, 1046.0, 406.0)]), faces, view=view, lean=LeanLook(_SideFaceModel(), 0.5))
+    rec = Recognizer(GivenBoxes([(954.0, 314.0, 1046.0, 406.0)]), faces, view=view, lean=LeanLook(_SideFaceModel(), 0.5))
     (r,) = rec.read_frame(frame_with_die(1000, 360, (-1, 0)))  # flat, to the lean look
     assert r.value == (None if asked else 4)
     assert (net.seen > 0) is asked

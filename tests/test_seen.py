@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.detector import Detection, Heat
 from reader.vision.faces import FaceEvidence, FaceReader
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.seen import SeenLook
 from reader.vision.viewing import STEEP_LIMITS, CameraView
+from tray_fakes import GivenBoxes
 
 W, H = 1280, 720
 VIEW = CameraView(90.0, lean=True)  # straight down: the camera's foot is the frame's middle
@@ -137,14 +137,6 @@ def test_its_limit_replaces_the_steep_limit_of_its_types():
     assert limits["d10"] == STEEP_LIMITS["d10"] and limits["d6"] == STEEP_LIMITS["d6"]
 
 
-class _Detector:
-    def __init__(self, boxes):
-        self.boxes = boxes
-
-    def find(self, image):
-        return [Detection(b, 0.9) for b in self.boxes], Heat(np.zeros((4, 4)), 1.0)
-
-
 class _SureNeighbour(FaceReader):
     """A stand-in reader: every die a D20 showing 3 (0.96), flat."""
 
@@ -168,7 +160,7 @@ class _SureNeighbour(FaceReader):
 ])
 def test_the_recognizer_asks_the_seen_look_only_with_the_looks_asked_for(view, value):
     box = (1060.0, 320.0, 1140.0, 400.0)
-    rec = Recognizer(_Detector([box]), _SureNeighbour(), view=view, lean=lean(0.01), seen=look())
+    rec = Recognizer(GivenBoxes([box]), _SureNeighbour(), view=view, lean=lean(0.01), seen=look())
     (r,) = rec.read_frame(frame_with_d20(1100, 360))
     assert r.value == value
 

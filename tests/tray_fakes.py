@@ -118,3 +118,15 @@ def with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
     body = b"Exif\x00\x00" + tiff
     assert jpeg[:2] == b"\xff\xd8"
     return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
+
+
+class GivenBoxes:
+    """A stand-in detector for the recognizer: the boxes it is given, and no heat between them."""
+
+    def __init__(self, boxes):
+        self.boxes = boxes
+
+    def find(self, image):
+        from reader.vision.detector import Detection, Heat
+
+        return [Detection(b, 0.9) for b in self.boxes], Heat(np.zeros((4, 4)), 1.0)

@@ -35,6 +35,26 @@ def nll(logits, labels, t):
     return float(-np.mean(np.log(p[np.arange(len(labels)), labels] + 1e-9)))
 
 
+def threshold_over(conf: np.ndarray, wrong: np.ndarray, allowed: int, floor: float) -> float:
+    """The lowest threshold, `floor` or over, that at most `allowed` of the wrong readings (mask
+    `wrong`) reach: the (allowed+1)th surest of them must be refused (0.001 above it)."""
+    if int((wrong & (conf >= floor)).sum()) <= allowed:
+        return floor
+    surest = np.sort(conf[wrong])[::-1]
+    return float(np.ceil(float(np.nextafter(surest[allowed], 1.0)) * 1000) / 1000)
+
+
+def box_with_error(rng: np.random.Generator, box, box_error: tuple[float, float]) -> tuple:
+    """`box` as the detector may give it: its side 0.65-1.3x the die's (`box_error`, drawn
+    log-uniformly) and its centre off by about 6% of the side (measured: eval_detector.py)."""
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0)
+    f = float(np.exp(rng.uniform(np.log(box_error[0]), np.log(box_error[1]))))
+    dx, dy = rng.normal(0, 0.06 * side, 2)
+    cx, cy, half = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy, side * f / 2
+    return (cx - half, cy - half, cx + half, cy + half)
+
+
 def wrong_budget_thresholds(conf: np.ndarray, wrong: np.ndarray, read_as: np.ndarray, kept: dict,
                             default: float, budget: dict, source: np.ndarray | None = None) -> dict:
     """Per die type as read, the lowest threshold at or above the kept one at which at most
@@ -47,20 +67,14 @@ def wrong_budget_thresholds(conf: np.ndarray, wrong: np.ndarray, read_as: np.nda
     move by more than a look gains; this keeps the release's as a floor and asks of the new reader
     only what the release itself does on the same calibration dice: no more wrong per type, and,
     by source, no wrong rendered dice bought with right real ones."""
-    def needed(m: np.ndarray, allowed: int, floor: float) -> float:
-        if int((m & (conf >= floor)).sum()) <= allowed:
-            return floor
-        surest = np.sort(conf[m])[::-1]  # the (allowed+1)th surest wrong reading must be refused
-        return float(np.ceil(float(np.nextafter(surest[allowed], 1.0)) * 1000) / 1000)
-
     raised = {}
     for die in sorted(set(str(d) for d in read_as)):
         floor = float(kept.get(die, default))
         m = wrong & (read_as == die)
-        thr = needed(m, int(budget.get(die, 0)), floor)
+        thr = threshold_over(conf, m, int(budget.get(die, 0)), floor)
         if source is not None:
             for src in sorted(set(str(x) for x in source[m])):
-                thr = max(thr, needed(m & (source == src), int(budget.get(f"{die}|{src}", 0)), floor))
+                thr = max(thr, threshold_over(conf, m & (source == src), int(budget.get(f"{die}|{src}", 0)), floor))
         if thr > floor:
             raised[die] = round(thr, 3)
     return raised
@@ -244,14 +258,8 @@ def main(argv=None):
     # At run time the crop is cut from the detector's box, which is 0.65-1.3x the die and a little
     # off centre (measured: models/train/eval_detector.py); calibration dice get the same error,
     # drawn once per die, or the threshold is picked on crops better than any frame will give.
-    side = hi - lo
     jitter = np.random.default_rng(args.seed)
-    boxes = []
-    for _ in range(len(imgs)):
-        f = float(np.exp(jitter.uniform(np.log(args.box_error[0]), np.log(args.box_error[1]))))
-        dx, dy = jitter.normal(0, 0.06 * side, 2)
-        c, half = CTX / 2, side * f / 2
-        boxes.append((c + dx - half, c + dy - half, c + dx + half, c + dy + half))
+    boxes = [box_with_error(jitter, box, args.box_error) for _ in range(len(imgs))]
     evs = [reader.evidence(imgs[i], [boxes[i]])[0] for i in range(len(imgs))]
     valued = has_face
     n = int(valued.sum())

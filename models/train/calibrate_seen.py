@@ -26,19 +26,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.train.calibrate import box_with_error, threshold_over
 from models.train.export import restamp
 from models.train.train_lean import replayed_angles
 from reader.dice import FACES
 from reader.reading import Box, Cocked, Face
-from reader.vision.crops import crop_die, to_tensor
 from reader.vision.faces import softmax
-from reader.vision.lean import FLAT_BELOW, LeanLook
+from reader.vision.lean import FLAT_BELOW
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.recognizer import LEAN_MODEL, Recognizer
 from reader.vision.seen import SeenLook
 from reader.vision.viewing import STEEP_LIMITS
 
-BOX_ERROR = (0.65, 1.3)  # detector box side / die side, as calibrate.py draws it
+BOX_ERROR = (0.65, 1.3)  # detector box side / die side, as calibrate.py draws it (its --box-error)
 
 
 def crops_of(folder: Path, replay: str | None) -> list[tuple[Path, dict, float]]:
@@ -60,12 +60,8 @@ def crops_of(folder: Path, replay: str | None) -> list[tuple[Path, dict, float]]
 
 
 def lowest_safe(conf: np.ndarray, bad: np.ndarray, max_wrong: float) -> float:
-    """The lowest threshold at which the accepted bad readings are at most max_wrong of all."""
-    allowed = int(np.floor(max_wrong * len(conf)))
-    surest = np.sort(conf[bad])[::-1]
-    if len(surest) <= allowed:
-        return 0.5
-    return max(0.5, float(np.ceil(float(np.nextafter(surest[allowed], 1.0)) * 1000) / 1000))
+    """The lowest threshold (0.5 or over) at which the accepted bad readings are at most max_wrong of all."""
+    return threshold_over(conf, bad, int(np.floor(max_wrong * len(conf))), 0.5)
 
 
 def main(argv=None):
@@ -98,7 +94,9 @@ def main(argv=None):
         rows += crops_of(Path(folder), replay)
     mdir = models_dir(args.models)
     rec = Recognizer.load(mdir)
-    lean = LeanLook.from_model(OnnxModel(mdir / LEAN_MODEL))
+    lean = rec.lean
+    if lean is None:
+        raise SystemExit(f"calibrate_seen: {mdir} has no {LEAN_MODEL}; the seen look is read behind the lean look")
     seen_model = OnnxModel(args.onnx)
     look = SeenLook(seen_model, frozenset(seen_model.meta["dice"]), {}, per_side=float(seen_model.meta["crop_per_side"]),
                     scales=tuple(args.scales))
@@ -106,15 +104,9 @@ def main(argv=None):
     recs = []  # (die, truth value or 0 when leaning, read type, reader decision, seen logits, p_type, p_leaning, angle)
     for n, (path, d, angle) in enumerate(rows):
         img = cv2.imread(str(path))
-        x0, y0, x1, y1 = d["box"]
-        side = max(x1 - x0, y1 - y0)
-        f = float(np.exp(jitter.uniform(*np.log(BOX_ERROR))))
-        dx, dy = jitter.normal(0, 0.06 * side, 2)
-        cx, cy, half = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy, side * f / 2
-        box = (cx - half, cy - half, cx + half, cy + half)
+        box = box_with_error(jitter, d["box"], BOX_ERROR)
         ev = rec.faces.evidence(img, [box], check_state=False)[0]
-        (logits,) = lean.model.run(to_tensor([crop_die(img, box, 0.0, lean.per_side)]), np.array([[angle]], np.float32))
-        p_lean = float(softmax(logits)[0, 1])
+        p_lean = float(lean.p_leaning_turned(img, [box], [0.0], [angle])[0])
         r = rec.faces.decide(ev, Box(*box), allow_none=False)
         if isinstance(r.outcome, Cocked) and p_lean < FLAT_BELOW:
             r = rec.faces.decide(replace(ev, cocked=p_lean), Box(*box), allow_none=False)

@@ -48,14 +48,17 @@ class LeanLook:
 
     def p_leaning(self, image: np.ndarray, boxes: list, view: CameraView) -> np.ndarray:
         """p(leaning) of the dice in `boxes`, seen by the camera `view`."""
+        h, w = image.shape[:2]
+        centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+        return self.p_leaning_turned(image, boxes, [view.turn_to_foot(cx, cy, w, h) for cx, cy in centres],
+                                     [view.slant(cx, cy, w, h) for cx, cy in centres])
+
+    def p_leaning_turned(self, image: np.ndarray, boxes: list, angles: list[float], slants: list[float]) -> np.ndarray:
+        """p(leaning) of the dice in `boxes`, each crop turned by its angle (so that the camera's foot
+        is below it) and seen at its slant: a rendered crop, whose foot is below already, at 0."""
         if not boxes:
             return np.zeros(0)
-        h, w = image.shape[:2]
-        crops, slants = [], []
-        for b in boxes:
-            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-            crops.append(crop_die(image, b, view.turn_to_foot(cx, cy, w, h), self.per_side))
-            slants.append(view.slant(cx, cy, w, h))
+        crops = [crop_die(image, b, a, self.per_side) for b, a in zip(boxes, angles)]
         (logits,) = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))
         return softmax(logits)[:, 1]
 
@@ -67,9 +70,12 @@ class LeanLook:
         p = self.p_leaning(image, [tuple(readings[i].box) for i in cocked], view)
         return {i: float(pi) for i, pi in zip(cocked, p) if pi < FLAT_BELOW}
 
-    def refuse_leaning(self, image: np.ndarray, readings: list[DieReading], view: CameraView) -> list[DieReading]:
-        """The readings, each one with a value whose die leans turned into Cocked."""
-        valued = [i for i, r in enumerate(readings) if r.value is not None]
+    def refuse_leaning(self, image: np.ndarray, readings: list[DieReading], view: CameraView,
+                       judged: frozenset[int] = frozenset()) -> list[DieReading]:
+        """The readings, each one with a value whose die leans turned into Cocked; `judged`: indices
+        of readings already decided with this look's p(leaning) (reader.vision.seen), not looked at
+        again."""
+        valued = [i for i, r in enumerate(readings) if r.value is not None and i not in judged]
         p = self.p_leaning(image, [tuple(readings[i].box) for i in valued], view)
         out = list(readings)
         for i, pi in zip(valued, p):

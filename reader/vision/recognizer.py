@@ -97,29 +97,31 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
-        if self.view is not None and self.view.lean and self.lean is None:
+        looks = self.view is not None and self.view.lean  # the looks that need the camera described right
+        if looks and self.lean is None:
             raise DiceReaderError(f"the lean look was asked for, but the models have no {LEAN_MODEL}")
         # The state check (reader.vision.faces.StateCheck) is not asked under the lean look, the better
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
         # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
-        check = not (self.view is not None and self.view.lean)
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
-        evs = self.faces.evidence(image, boxes, check)
+        evs = self.faces.evidence(image, boxes, not looks)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
-        seen = self.seen if self.view is not None and self.view.lean else None
-        if self.view is not None and self.view.lean:
+        if looks:
             found = self._read_flat_again(image, boxes, evs, found)
-        readings = [r for r in self._join_pieces(image, boxes, found, heat, check) if r is not None]
+        readings = [r for r in self._join_pieces(image, boxes, found, heat, not looks) if r is not None]
+        seen = self.seen if looks else None
+        judged: frozenset[int] = frozenset()
         if seen is not None:  # after the pieces are joined, a joined die is read from the camera's side too
+            judged = frozenset(seen.reads(readings, self.view, image.shape[1], image.shape[0]))
             readings = seen.read_again(image, readings, self.view, self.lean)
-        readings = refuse_pieces(readings)
+        readings = refuse_pieces(readings)  # keeps the readings' order: `judged` still names the same dice
         if self.view is not None:
             limits = seen.limits(STEEP_LIMITS) if seen is not None else STEEP_LIMITS
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0], limits)
-            if self.view.lean:
-                readings = self.lean.refuse_leaning(image, readings, self.view)
+            if looks:
+                readings = self.lean.refuse_leaning(image, readings, self.view, judged)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 

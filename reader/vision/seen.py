@@ -90,15 +90,21 @@ class SeenLook:
         """The steep limits (viewing.STEEP_LIMITS) with this look's limit for its die types."""
         return {**steep, **{d: self.limit for d in self.dice}}
 
+    def reads(self, found: list[DieReading | None], view: CameraView, width: int, height: int) -> list[int]:
+        """The indices of the dice in `found` this look decides: of its types, not called cocked, seen
+        from their type's `from_deg` to `limit` degrees off vertical. The lean look has judged
+        them too (their p(leaning) is in the decision), so it need not look at them again."""
+        return [i for i, r in enumerate(found)
+                if r is not None and r.die in self.dice and not isinstance(r.outcome, Cocked)
+                and self.from_deg.get(r.die, 0.0) <= view.slant(*r.box.center, width, height) <= self.limit]
+
     def read_again(self, image: np.ndarray, found: list[DieReading | None], view: CameraView,
                    lean: LeanLook) -> list[DieReading | None]:
         """`found` with each die of this look's types that is not cocked, seen from its type's `from_deg`
         to `limit` degrees off vertical, decided by this look's face and the lean look's p(leaning)
         (module docstring); one the lean look finds leaning is cocked, as it would have called it."""
         h, w = image.shape[:2]
-        mine = [i for i, r in enumerate(found)
-                if r is not None and r.die in self.dice and not isinstance(r.outcome, Cocked)
-                and self.from_deg.get(r.die, 0.0) <= view.slant(*r.box.center, w, h) <= self.limit]
+        mine = self.reads(found, view, w, h)
         boxes = [tuple(found[i].box) for i in mine]
         probs = self.face_probs(image, boxes, [found[i].die for i in mine], view)
         leaning = lean.p_leaning(image, boxes, view)

@@ -6,7 +6,7 @@ confident "1" for a die showing 3: the decoding must drop it however strong it i
 
 import pytest
 
-from reader.vision.detector import Detection, _suppress, merge_large
+from reader.vision.detector import Detection, _suppress, merge_large, merge_small, small_dice
 
 DIE = (100.0, 100.0, 160.0, 160.0)          # a 60 px die
 PIP = (104.0, 104.0, 118.0, 118.0)          # one of its corner pips, 14 px
@@ -62,3 +62,42 @@ LARGE_CASES = {
 @pytest.mark.parametrize(("first", "large", "kept"), LARGE_CASES.values(), ids=LARGE_CASES.keys())
 def test_a_big_die_found_at_half_size_replaces_the_pieces_found_inside_it(first, large, kept):
     assert boxes(merge_large(first, large)) == sorted(kept)
+
+
+# A camera with more pixels, far from a small tray: the first look (the frame at 640 px) finds the
+# dice at 10-20 px, some not at all; a finer look at twice the size finds them bigger
+# (reader.vision.detector.merge_small).
+TINY = (300.0, 300.0, 312.0, 312.0)         # a 12 px die as the first look boxed it
+TINY_FINE = (299.0, 299.0, 313.0, 314.0)    # the same die as the finer look boxes it
+MISSED = (340.0, 300.0, 353.0, 313.0)       # a die the first look missed
+TRAY = (250.0, 250.0, 400.0, 400.0)         # a 150 px "die": the tray, taken whole at half size
+PIP_OF_DIE = (108.0, 108.0, 122.0, 122.0)   # a finer find on a pip of the 60 px die (4x smaller)
+
+SMALL_CASES = {
+    "the finer look's box on a die replaces the first look's": (
+        [Detection(TINY, 0.6)], [Detection(TINY_FINE, 0.8)], [TINY_FINE]),
+    "a die the first look missed joins": (
+        [Detection(TINY, 0.6)], [Detection(TINY_FINE, 0.8), Detection(MISSED, 0.7)], [MISSED, TINY_FINE]),
+    "a finer find on a pip of a die the first look found is a part, dropped": (
+        [Detection(DIE, 0.9)], [Detection(PIP_OF_DIE, 0.9)], [DIE]),
+    "a box holding two dice nine times smaller is no die: it goes, they stay": (
+        [Detection(TRAY, 0.7)], [Detection(TINY_FINE, 0.8), Detection(MISSED, 0.7)], [MISSED, TINY_FINE]),
+    "a big box holding one small find keeps it out": (
+        [Detection(TRAY, 0.7)], [Detection(MISSED, 0.7)], [TRAY]),
+}
+
+
+@pytest.mark.parametrize(("first", "small", "kept"), SMALL_CASES.values(), ids=SMALL_CASES.keys())
+def test_small_dice_found_at_twice_the_size_join_the_first_looks(first, small, kept):
+    assert boxes(merge_small(first, small)) == sorted(kept)
+
+
+@pytest.mark.parametrize(("sides", "scale", "asked"), [
+    pytest.param([], 1.0, False, id="no die found: an empty tray is not looked at again"),
+    pytest.param([12, 14, 30], 1.0, True, id="dice of median 14 px: looked at again"),
+    pytest.param([24, 30, 40], 1.0, False, id="dice of median 30 px: found well already"),
+    pytest.param([30, 34, 36], 0.5, True, id="the sides counted at the look's own size (17 px)"),
+])
+def test_the_finer_look_is_asked_only_for_small_dice(sides, scale, asked):
+    dets = [Detection((0.0, 0.0, float(s), float(s)), 0.9) for s in sides]
+    assert small_dice(dets, scale) is asked

@@ -6,7 +6,11 @@ tray makes dice bigger than that, and the network boxes their pips and faces ins
 holdout blown up 3x, dice 72-190 px: 8 false detections, a red 5 counted twice as two accepted 5s,
 a 4 boxed by its middle pip). So the frame is also seen at half that size (LARGE_LONG), where such a
 die is 36-95 px, and a die found there bigger than any the first look reads well (LARGE_MIN) takes
-the place of the boxes inside it.
+the place of the boxes inside it. The other way too: a camera with more pixels than the first look
+uses, far from the dice, makes them smaller than it finds well (tray-d6-nell's holdout set in a
+canvas three times its side: dice 13 px at the working size, 90.6% of them found, 98.4% with the
+finer look; models/detector.md). Such a frame is seen at twice the working size too (SMALL_LONG),
+and the small dice found there take the place of the first look's boxes on them, or join them.
 """
 
 from __future__ import annotations
@@ -37,6 +41,25 @@ LARGE_SCORE = 0.5
 # desk-d6-matteo's pip of a 2 read as a confident 1 among them); below 2.0 one was a loose box over
 # three rendered dice.
 PART_RATIO = 2.0
+# The third, finer look for dice too small for the first, asked only where it can help: the frame has
+# at least SMALL_FRAME times the first look's pixels on its long side, and the first look found dice
+# of median side under SMALL_MAX px at its size (a 1280x720 tray frame, dice 20-40 px there,
+# is not looked at again: the finer look costs four times the first). Its finds are kept when they are
+# small at the working size (under SMALL_KEEP px: bigger ones the first look boxes whole, and the
+# finer look may box a big die's face).
+SMALL_LONG = INPUT_LONG * 2
+SMALL_FRAME = 1.5
+SMALL_MAX = 20.0
+SMALL_KEEP = 28.0
+# ... and surer than the first look's threshold, as the half-size look is: an empty checkered
+# 1280x720 tray (rendered stills, frame 126) showed the finer look ten squares at 0.31-0.47, where
+# 99.8% of the small dice of nell's holdout in a canvas three times its side score 0.5 or more.
+SMALL_SCORE = 0.5
+# A small find inside a box this many times its side is a die of its own, not a part of that box's
+# die (a pip is a fifth to a seventh of its die's side, a numeral more): a box holding two of them
+# is a tray, a wall or a shadow taken for one big die (nell's holdout in a canvas four times its
+# side: the half-size look took the tray for a 128 px die, and its 18 dice for its parts).
+SWALLOWED = 9.0
 
 
 @dataclass(frozen=True)
@@ -125,9 +148,10 @@ class DiceDetector:
         self.threshold = threshold if threshold is not None else float(model.meta.get("threshold", 0.3))
 
     def detect(self, bgr: np.ndarray, long_side: int = INPUT_LONG, large_long: int | None = None) -> list[Detection]:
-        """The detections alone; one look unless `large_long` is given (the training tools find
-        their dice this way, as they did when the models were trained; frames go through `find`)."""
-        return self.find(bgr, long_side, large_long)[0]
+        """The detections alone; one look unless `large_long` is given, never the finer look (the
+        training tools find their dice this way, as they did when the models were trained; frames
+        go through `find`)."""
+        return self.find(bgr, long_side, large_long, small_long=None)[0]
 
     def _look(self, bgr: np.ndarray, long_side: int) -> tuple[list[Detection], Heat]:
         h, w = bgr.shape[:2]
@@ -140,16 +164,53 @@ class DiceDetector:
         dets = decode(out, heat, scale, self.threshold)
         return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale)
 
-    def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG,
-             large_long: int | None = LARGE_LONG) -> tuple[list[Detection], Heat]:
+    def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG, large_long: int | None = LARGE_LONG,
+             small_long: int | None = SMALL_LONG) -> tuple[list[Detection], Heat]:
         """The detections and the heatmap of the first look they came from; with `large_long`, the
-        dice too big for the first look found by a second at that size (module docstring)."""
+        dice too big for the first look found by a second at that size; with `small_long`, the
+        dice too small for it found by a finer look, when the frame has the pixels (module docstring)."""
         dets, heat = self._look(bgr, long_side)
-        if not large_long:
-            return dets, heat
-        big, big_heat = self._look(bgr, large_long)
-        big = [d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
-        return merge_large(dets, big), heat
+        if large_long:
+            big, big_heat = self._look(bgr, large_long)
+            big = [d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
+            dets = merge_large(dets, big)
+        long_px = max(bgr.shape[:2])
+        if small_long and long_px >= SMALL_FRAME * long_side and small_dice(dets, heat.scale):
+            fine, _ = self._look(bgr, min(small_long, long_px))
+            keep = [d for d in fine if d.score >= SMALL_SCORE and Box(*d.box).side * heat.scale < SMALL_KEEP]
+            dets = merge_small(dets, keep)
+        return dets, heat
+
+
+def small_dice(dets: list[Detection], scale: float) -> bool:
+    """True when a look (`scale`: its px per image px) found dice whose median side is under
+    SMALL_MAX px at its size: a finer look may find those it missed. Not when it found none: at
+    twice the size an empty 1280x720 tray showed the finer look four dice in its texture (rendered
+    stills, frame 126), and an empty tray must stay empty."""
+    return bool(dets) and float(np.median([Box(*d.box).side for d in dets])) * scale < SMALL_MAX
+
+
+def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection]:
+    """The first look's detections with the finer look's small dice: a small die takes the place of
+    the boxes on it (overlapping it heavily, or their centre in its middle), a small find inside a
+    die twice its side is a part of it (a pip, a numeral) and dropped, and the others join. A box
+    holding two small finds SWALLOWED times smaller than itself is no die, and goes."""
+    def swallows(k: Box) -> bool:
+        inside = [d for d in small
+                  if k.side >= SWALLOWED * Box(*d.box).side and _inside_core(Box(*d.box), k, core=1.0)]
+        return len(inside) >= 2
+    dets = [k for k in dets if not swallows(Box(*k.box))]
+    out = list(dets)
+    for d in sorted(small, key=lambda d: -d.score):
+        b = Box(*d.box)
+        if any(_part_of(b, Box(*k.box)) for k in dets):
+            continue
+        on_it = [k for k in out
+                 if Box(*k.box).iou(b) >= 0.3 or _inside_core(Box(*k.box), b) or _inside_core(b, Box(*k.box))]
+        if any(k not in dets for k in on_it):  # a surer small find already took this place
+            continue
+        out = [k for k in out if k not in on_it] + [d]
+    return sorted(out, key=lambda d: -d.score)
 
 
 def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection]:

@@ -2,8 +2,9 @@
 cameras nobody here has, so its figures on the ones we have are also measured through these.
 
 Each variant is a pure function of an image (and a random generator, for sensor noise); the close
-camera also moves the labels, since it cuts windows of the photo and blows them up. Writing the
-variants out and scoring them is benchmarks/other_cameras.py's and tests/test_close_camera.py's.
+camera also moves the labels, since it cuts windows of the photo and blows them up, and so does the
+far camera, which sets the photo in a larger frame. Writing the variants out and scoring them is
+benchmarks/other_cameras.py's and tests/test_close_camera.py's and test_far_camera.py's.
 """
 
 from __future__ import annotations
@@ -85,3 +86,19 @@ def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
             continue
         big = cv2.resize(img[y0:y0 + hs, x0:x0 + ws], (ws * zoom, hs * zoom), interpolation=cv2.INTER_CUBIC)
         yield big, inside
+
+
+def far_away(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 3.0) -> tuple[np.ndarray, list[LabeledDie]]:
+    """A camera with `scale` times the pixels, farther away: the photo in the middle of a canvas
+    `scale` times its side, the table around it one plain colour (the median of the photo's
+    border), the dice' boxes moved. The dice keep their pixels; in the frame they are `scale`
+    times smaller, as a 4K camera over a whole table sees a small tray."""
+    h, w = img.shape[:2]
+    H, W = int(round(h * scale)), int(round(w * scale))
+    y0, x0 = (H - h) // 2, (W - w) // 2
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    colour = [int(c) for c in np.median(border, axis=0)]
+    canvas = cv2.copyMakeBorder(img, y0, H - h - y0, x0, W - w - x0, cv2.BORDER_CONSTANT, value=colour)
+    moved = [LabeledDie(d.die, d.value, None if d.box is None else
+                        (d.box[0] + x0, d.box[1] + y0, d.box[2] + x0, d.box[3] + y0), d.state) for d in dice]
+    return canvas, moved

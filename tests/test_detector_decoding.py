@@ -46,6 +46,8 @@ BIG = (100.0, 100.0, 260.0, 260.0)          # a 160 px die, found by the second 
 BIG_PIPS = [(120.0, 120.0, 150.0, 150.0), (165.0, 165.0, 195.0, 195.0), (210.0, 210.0, 240.0, 240.0)]
 BIG_FACE = (110.0, 105.0, 250.0, 255.0)     # the first look's own box on the big die
 NEXT_DIE = (262.0, 120.0, 312.0, 170.0)     # a 50 px die touching it, found by the first look
+# seven 20 px dice in the middle of what the half-size look took for one 160 px die (a tray, seen far)
+TRAY_DICE = [(120.0 + 25 * (k % 4), 130.0 + 40 * (k // 4), 140.0 + 25 * (k % 4), 150.0 + 40 * (k // 4)) for k in range(7)]
 
 LARGE_CASES = {
     "the pips of a big die give way to the die": (
@@ -56,6 +58,10 @@ LARGE_CASES = {
         [Detection(BIG_PIPS[0], 0.8), Detection(NEXT_DIE, 0.8)], [Detection(BIG, 0.7)], [BIG, NEXT_DIE]),
     "with no big die the first look's boxes stand": (
         [Detection(DIE, 0.9), Detection(NEIGHBOUR, 0.8)], [], [DIE, NEIGHBOUR]),
+    "a big find holding seven of the first look's dice is a tray: they stay, it goes": (
+        [Detection(b, 0.8) for b in TRAY_DICE], [Detection(BIG, 0.7)], TRAY_DICE),
+    "six boxes inside (a D6's pips at most) still give way to the big die": (
+        [Detection(b, 0.8) for b in TRAY_DICE[:6]], [Detection(BIG, 0.7)], [BIG]),
 }
 
 

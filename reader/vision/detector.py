@@ -60,6 +60,10 @@ SMALL_SCORE = 0.5
 # is a tray, a wall or a shadow taken for one big die (nell's holdout in a canvas four times its
 # side: the half-size look took the tray for a 128 px die, and its 18 dice for its parts).
 SWALLOWED = 9.0
+# A half-size find with this many of the first look's boxes in its middle is no die either: a D6
+# shows at most six pips, and the first look boxed at most four on a big die of nell's holdout seen
+# 3-4x closer, where a tray taken whole in a frame three times its side (bartek's holdout) held 9-11.
+MANY_INSIDE = 7
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,11 @@ def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection
 def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection]:
     """The first look's detections, those on a large die replaced by it: a box whose centre is in
     the middle 80% of a large die's box, or that overlaps it heavily, is a part of it (seen from
-    above dice do not overlap, and a die touching it has its centre beyond even a loose box)."""
+    above dice do not overlap, and a die touching it has its centre beyond even a loose box). A
+    large find holding MANY_INSIDE of them is a tray, not a die, and is dropped."""
+    def holds_many(b: Box) -> bool:
+        return sum(_inside_core(Box(*d.box), b, core=0.8) for d in dets) >= MANY_INSIDE
+    large = [d for d in large if not holds_many(Box(*d.box))]
     big = [Box(*d.box) for d in large]
 
     def on_a_big_die(box: Box) -> bool:

@@ -57,11 +57,16 @@ def test_small_dice_in_a_big_frame_are_found_by_the_finer_look():
 
 
 @pytest.mark.skipif(not (NELL / "labels.jsonl").is_file(), reason="../shared/realdata absent")
-def test_a_real_tray_seen_from_three_times_as_far_is_read(tmp_path):
-    write_set(tmp_path, [(im.path.name, *far_away(cv2.imread(str(im.path)), im.dice, 3.0))
+@pytest.mark.parametrize("scale, found, end_to_end", [
+    # measured: found 98.4%, end-to-end 95.8%, 2 wrong (without the finer look: 90.6%, 86.2%, 2)
+    pytest.param(3.0, 0.97, 0.93, id="3x as far, 1920 px: one finer look"),
+    # measured: 96.5%, 92.3%, 2 wrong (one finer look: 89.2%; none: 76.5%, 65.0%, 7 wrong)
+    pytest.param(4.0, 0.95, 0.90, id="4x as far, 2560 px: a second finer look"),
+])
+def test_a_real_tray_seen_from_farther_is_read(tmp_path, scale, found, end_to_end):
+    write_set(tmp_path, [(im.path.name, *far_away(cv2.imread(str(im.path)), im.dice, scale))
                          for im in load_set(NELL) if im.holdout])
     score = summarise("far", evaluate_images(load_set(tmp_path), Recognizer.load()))
-    # measured: found 98.4%, end-to-end 95.8%, 2 wrong (without the finer look: 90.6%, 86.2%, 2)
-    assert score.found / score.dice >= 0.97
-    assert score.end_to_end >= 0.93
+    assert score.found / score.dice >= found
+    assert score.end_to_end >= end_to_end
     assert score.accepted_wrong <= 3

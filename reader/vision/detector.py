@@ -9,8 +9,9 @@ die is 36-95 px, and a die found there bigger than any the first look reads well
 the place of the boxes inside it. The other way too: a camera with more pixels than the first look
 uses, far from the dice, makes them smaller than it finds well (tray-d6-nell's holdout set in a
 canvas three times its side: dice 13 px at the working size, 90.6% of them found, 98.4% with the
-finer look; models/detector.md). Such a frame is seen at twice the working size too (SMALL_LONG),
-and the small dice found there take the place of the first look's boxes on them, or join them.
+finer look; models/detector.md). Such a frame is seen at twice the working size too, and at four
+times if its dice are still small there (up to SMALL_LONG), and the small dice found there take the
+place of the first look's boxes on them, or join them.
 """
 
 from __future__ import annotations
@@ -41,13 +42,13 @@ LARGE_SCORE = 0.5
 # desk-d6-matteo's pip of a 2 read as a confident 1 among them); below 2.0 one was a loose box over
 # three rendered dice.
 PART_RATIO = 2.0
-# The third, finer look for dice too small for the first, asked only where it can help: the frame has
-# at least SMALL_FRAME times the first look's pixels on its long side, and the first look found dice
-# of median side under SMALL_MAX px at its size (a 1280x720 tray frame, dice 20-40 px there,
-# is not looked at again: the finer look costs four times the first). Its finds are kept when they are
-# small at the working size (under SMALL_KEEP px: bigger ones the first look boxes whole, and the
-# finer look may box a big die's face).
-SMALL_LONG = INPUT_LONG * 2
+# Finer looks for dice too small for the first, each at twice the last one's size up to SMALL_LONG,
+# asked only where they can help: the frame has at least SMALL_FRAME times the last look's pixels on
+# its long side, and the dice found so far have a median side under SMALL_MAX px at its size (a
+# 1280x720 tray frame, dice 20-40 px at 640, is not looked at again: a look at twice the size costs
+# four times as much). Its finds are kept when they are small at the last look's size (under
+# SMALL_KEEP px: bigger ones that look boxes whole, and the finer look may box a big die's face).
+SMALL_LONG = INPUT_LONG * 4
 SMALL_FRAME = 1.5
 SMALL_MAX = 20.0
 SMALL_KEEP = 28.0
@@ -178,11 +179,15 @@ class DiceDetector:
             big, big_heat = self._look(bgr, large_long)
             big = [d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
             dets = merge_large(dets, big)
-        long_px = max(bgr.shape[:2])
-        if small_long and long_px >= SMALL_FRAME * long_side and small_dice(dets, heat.scale):
-            fine, _ = self._look(bgr, min(small_long, long_px))
-            keep = [d for d in fine if d.score >= SMALL_SCORE and Box(*d.box).side * heat.scale < SMALL_KEEP]
-            dets = merge_small(dets, keep)
+        long_px, size = max(bgr.shape[:2]), long_side
+        # each finer look at twice the last one's size (at most small_long), while the frame has the
+        # pixels and the dice found so far are still small at the last look's size
+        while (small_long and size < small_long and long_px >= SMALL_FRAME * size
+               and small_dice(dets, size / long_px)):
+            fine_size = min(2 * size, small_long, long_px)
+            fine, _ = self._look(bgr, fine_size)
+            keep = [d for d in fine if d.score >= SMALL_SCORE and Box(*d.box).side * size / long_px < SMALL_KEEP]
+            dets, size = merge_small(dets, keep), fine_size
         return dets, heat
 
 

@@ -6,7 +6,13 @@ confident "1" for a die showing 3: the decoding must drop it however strong it i
 
 import pytest
 
-from reader.vision.detector import Detection, _suppress, merge_large, merge_small, small_dice
+from reader.vision.detector import (
+    Detection,
+    _suppress,
+    merge_large,
+    merge_small,
+    small_dice,
+)
 
 DIE = (100.0, 100.0, 160.0, 160.0)          # a 60 px die
 PIP = (104.0, 104.0, 118.0, 118.0)          # one of its corner pips, 14 px

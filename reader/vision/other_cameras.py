@@ -94,7 +94,7 @@ def far_away(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 3.0) 
     border), the dice' boxes moved. The dice keep their pixels; in the frame they are `scale`
     times smaller, as a 4K camera over a whole table sees a small tray."""
     h, w = img.shape[:2]
-    H, W = int(round(h * scale)), int(round(w * scale))
+    H, W = round(h * scale), round(w * scale)
     y0, x0 = (H - h) // 2, (W - w) // 2
     border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
     colour = [int(c) for c in np.median(border, axis=0)]

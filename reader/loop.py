@@ -26,7 +26,7 @@ from reader.decide import NoRules
 from reader.errors import DiceReaderError
 from reader.reading import DieReading
 from reader.recording import RecordingError, RecordingWriter, next_roll_dir
-from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
+from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, for_dice, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
 from reader.unmoved import split_unmoved
 
@@ -44,6 +44,9 @@ class LoopConfig:
     max_roll_s: float = 30.0  # a roll that never settles is not a roll
     realtime: bool = False  # pace a finite source at its recorded speed (tower tests, demos)
     warn_every_s: float = 5.0  # tower line problems are summarised at most this often
+    # after a roll is read, lower the motion check's thresholds to the dice this camera shows, when
+    # they are small in the frame (reader.settle.for_dice); never raised above `settle`'s
+    scale_motion_to_dice: bool = True
 
 
 @dataclass
@@ -356,6 +359,22 @@ class LiveLoop:
         if self.on_frame is not None:
             self.on_frame(frame.index, frame.bgr, readings)
         self._finish_roll("read", dice, decisions, latency)
+        if self.config.scale_motion_to_dice and readings:
+            self._scale_motion_to(readings, frame.bgr.shape[1], frame.bgr.shape[0])
+
+    def _scale_motion_to(self, readings: list[DieReading], width: int, height: int) -> None:
+        """Lower the motion check's thresholds to the dice just read, if they are small in the frame:
+        a lone small die moving changes less of the frame than the default threshold."""
+        share = float(np.median([r.box.width * r.box.height for r in readings])) / max(1, width * height)
+        now = self.settle.config
+        scaled = for_dice(now, share)
+        if scaled == now:
+            return
+        self.settle.config = scaled
+        self._emit({"type": "note", "text": (
+            f"the dice are small in the frame ({100 * share:.2f}% of it each): the motion check now counts "
+            f"{100 * scaled.motion_fraction:.3f}% of the frame changed as motion, {100 * scaled.drift_fraction:.3f}% "
+            f"as creep (were {100 * now.motion_fraction:.3f}% and {100 * now.drift_fraction:.3f}%)")})
 
     def _finish_roll(self, outcome: str, dice: list[dict], decisions: list[dict],
                      latency: float | None = None) -> None:

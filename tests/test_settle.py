@@ -11,6 +11,7 @@ from reader.settle import (
     SettleDetector,
     Settled,
     changed_fraction,
+    for_dice,
     small_view,
 )
 from tray_fakes import tray
@@ -146,3 +147,17 @@ def test_colour_change_at_equal_grey_is_motion():
 def test_bad_config_is_refused(bad):
     with pytest.raises(ValueError):
         SettleConfig(**bad)
+
+
+@pytest.mark.parametrize("config, share, motion, drift", [
+    pytest.param(SettleConfig(), 0.0077, 0.002, 0.004, id="dice 0.77% of the frame: the defaults stand"),
+    pytest.param(SettleConfig(), 0.0031, 0.00155, 0.0031, id="dice 0.31%: motion at half a die, creep at one"),
+    pytest.param(SettleConfig(), 0.0007, 0.001, 0.002, id="dice 0.07%: never under half the defaults"),
+    pytest.param(SettleConfig(motion_fraction=0.0008, drift_fraction=0.0016), 0.0031, 0.0008, 0.0016,
+                 id="a config set lower by hand is never raised"),
+])
+def test_the_motion_check_is_scaled_down_to_small_dice(config, share, motion, drift):
+    scaled = for_dice(config, share)
+    assert scaled.motion_fraction == pytest.approx(motion)
+    assert scaled.drift_fraction == pytest.approx(drift)
+    assert scaled.settle_s == config.settle_s and scaled.min_change_fraction == config.min_change_fraction

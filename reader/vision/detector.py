@@ -44,7 +44,7 @@ LARGE_SCORE = 0.5
 PART_RATIO = 2.0
 # Finer looks for dice too small for the first, each at twice the last one's size up to SMALL_LONG,
 # asked only where they can help: the frame has at least SMALL_FRAME times the last look's pixels on
-# its long side, and the dice found so far have a median side under SMALL_MAX px at its size (a
+# its long side, and no die was found so far, or dice of median side under SMALL_MAX px at its size (a
 # 1280x720 tray frame, dice 20-40 px at 640, is not looked at again: a look at twice the size costs
 # four times as much). Its finds are kept when they are small at the last look's size (under
 # SMALL_KEEP px: bigger ones that look boxes whole, and the finer look may box a big die's face).
@@ -192,11 +192,12 @@ class DiceDetector:
 
 
 def small_dice(dets: list[Detection], scale: float) -> bool:
-    """True when a look (`scale`: its px per image px) found dice whose median side is under
-    SMALL_MAX px at its size: a finer look may find those it missed. Not when it found none: at
-    twice the size an empty 1280x720 tray showed the finer look four dice in its texture (rendered
-    stills, frame 126), and an empty tray must stay empty."""
-    return bool(dets) and float(np.median([Box(*d.box).side for d in dets])) * scale < SMALL_MAX
+    """True when a look (`scale`: its px per image px) found no die, or dice whose median side is
+    under SMALL_MAX px at its size: a finer look may find those it missed. A lone die far away is
+    often not found at all (the bundled banish recording's D8 set in a frame twice its side: no
+    find at 640, 0.57 at 1280); an empty tray's texture stays under SMALL_SCORE (a checkered one,
+    0.31-0.47)."""
+    return not dets or float(np.median([Box(*d.box).side for d in dets])) * scale < SMALL_MAX
 
 
 def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection]:

@@ -26,7 +26,7 @@ from reader.decide import NoRules
 from reader.errors import DiceReaderError
 from reader.reading import DieReading
 from reader.recording import RecordingError, RecordingWriter, next_roll_dir
-from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, for_dice, small_view
+from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
 from reader.unmoved import split_unmoved
 
@@ -366,11 +366,10 @@ class LiveLoop:
         """Lower the motion check's thresholds to the dice just read, if they are small in the frame:
         a lone small die moving changes less of the frame than the default threshold."""
         share = float(np.median([r.box.width * r.box.height for r in readings])) / max(1, width * height)
-        now = self.settle.config
-        scaled = for_dice(now, share)
-        if scaled == now:
+        now = self.settle.scale_to_dice(share)
+        if now is None:
             return
-        self.settle.config = scaled
+        scaled = self.settle.config
         self._emit({"type": "note", "text": (
             f"the dice are small in the frame ({100 * share:.2f}% of it each): the motion check now counts "
             f"{100 * scaled.motion_fraction:.3f}% of the frame changed as motion, {100 * scaled.drift_fraction:.3f}% "

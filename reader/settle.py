@@ -125,6 +125,12 @@ class SettleDetector:
         self._triggered = False
         self.last_energy = 0.0
 
+    def scale_to_dice(self, die_share: float) -> SettleConfig | None:
+        """Lower the motion and creep thresholds to dice that each cover `die_share` of the frame
+        (for_dice); the config it had when that changed anything, else None."""
+        before, self.config = self.config, for_dice(self.config, die_share)
+        return before if self.config != before else None
+
     def reset(self) -> None:
         """Forget the roll in progress (camera lost): the next frame is a new background."""
         self.state = IDLE

@@ -80,18 +80,18 @@ BANISH = ROOT / "fixtures" / "banish-7-d8-then-d6"
 
 def far_rolls(out: Path, rolls: list[Path], scale: float) -> Path:
     """Recorded rolls as a camera `scale` times farther would record them: every frame set in a
-    canvas (far_away), written losslessly, the events kept."""
+    canvas (far_away) and written losslessly, every other event kept."""
+    from reader.recording import RecordingReader, RecordingWriter
+
     for i, roll in enumerate(rolls, 1):
-        dst = out / f"{i:04d}"
-        (dst / "frames").mkdir(parents=True)
-        (dst / "manifest.json").write_text((roll / "manifest.json").read_text())
-        events = [json.loads(line) for line in (roll / "events.jsonl").read_text().splitlines() if line.strip()]
-        for e in events:
-            if e.get("type") == "frame":
-                img, _ = far_away(cv2.imread(str(roll / e["file"])), (), scale)
-                e["file"] = e["file"].rsplit(".", 1)[0] + ".png"
-                cv2.imwrite(str(dst / e["file"]), img)
-        (dst / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+        rec = RecordingReader(roll)
+        with RecordingWriter(out / f"{i:04d}", camera=rec.manifest.get("camera"), rules=rec.manifest.get("rules"),
+                             frame_ext=".png") as w:
+            for e in rec.events:
+                if e["type"] == "frame":
+                    w.add_frame(far_away(rec.frame(e["index"]), (), scale)[0], t=e["t"])
+                else:
+                    w.add_event(e["type"], **{k: v for k, v in e.items() if k != "type"})
     return out
 
 

@@ -202,25 +202,16 @@ def small_dice(dets: list[Detection], scale: float) -> bool:
 
 def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection]:
     """The first look's detections with the finer look's small dice: a small die takes the place of
-    the boxes on it (overlapping it heavily, or their centre in its middle), a small find inside a
-    die twice its side is a part of it (a pip, a numeral) and dropped, and the others join. A box
-    holding two small finds SWALLOWED times smaller than itself is no die, and goes."""
+    the boxes on it (overlapping it, or either's centre in the other's middle), a small find inside a
+    die twice its side is a part of it (a pip, a numeral) and dropped. A box holding two small finds
+    SWALLOWED times smaller than itself is no die, and goes."""
     def swallows(k: Box) -> bool:
         inside = [d for d in small
                   if k.side >= SWALLOWED * Box(*d.box).side and _inside_core(Box(*d.box), k, core=1.0)]
         return len(inside) >= 2
     dets = [k for k in dets if not swallows(Box(*k.box))]
-    out = list(dets)
-    for d in sorted(small, key=lambda d: -d.score):
-        b = Box(*d.box)
-        if any(_part_of(b, Box(*k.box)) for k in dets):
-            continue
-        on_it = [k for k in out
-                 if Box(*k.box).iou(b) >= 0.3 or _inside_core(Box(*k.box), b) or _inside_core(b, Box(*k.box))]
-        if any(k not in dets for k in on_it):  # a surer small find already took this place
-            continue
-        out = [k for k in out if k not in on_it] + [d]
-    return sorted(out, key=lambda d: -d.score)
+    small = [d for d in small if not any(_part_of(Box(*d.box), Box(*k.box)) for k in dets)]
+    return _replaced_by(dets, small, lambda box, b: box.iou(b) >= 0.3 or _inside_core(box, b) or _inside_core(b, box))
 
 
 def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection]:
@@ -231,13 +222,15 @@ def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection
     def holds_many(b: Box) -> bool:
         return sum(_inside_core(Box(*d.box), b, core=0.8) for d in dets) >= MANY_INSIDE
     large = [d for d in large if not holds_many(Box(*d.box))]
-    big = [Box(*d.box) for d in large]
+    return _replaced_by(dets, large, lambda box, b: _inside_core(box, b, core=0.8) or box.iou(b) >= 0.45)
 
-    def on_a_big_die(box: Box) -> bool:
-        return any(_inside_core(box, b, core=0.8) or box.iou(b) >= 0.45 for b in big)
 
-    kept = [d for d in dets if not on_a_big_die(Box(*d.box))]
-    return sorted(kept + list(large), key=lambda d: -d.score)
+def _replaced_by(dets: list[Detection], finds: list[Detection], on) -> list[Detection]:
+    """`dets` without the boxes `on(box, find's box)` one of another look's `finds`, and those finds,
+    surest first: where two looks saw one die, the one whose size suits it (merge_large, merge_small)."""
+    found = [Box(*f.box) for f in finds]
+    kept = [d for d in dets if not any(on(Box(*d.box), b) for b in found)]
+    return sorted(kept + list(finds), key=lambda d: -d.score)
 
 
 def _clip(d: Detection, w: int, h: int) -> Detection | None:

@@ -117,8 +117,11 @@ FIGURE_CASES = [
                       accepted_wrong_rate=0, end_to_end=0),
                  id="missed die: counts against found and end-to-end"),
     pytest.param(None, face(value=2),
-                 dict(found_rate=None, false_detections=1, end_to_end=None),
-                 id="reading with no die under it: a false detection"),
+                 dict(found_rate=None, false_detections=1, false_valued=1, end_to_end=None),
+                 id="reading with no die under it, given a value: a phantom die"),
+    pytest.param(None, unreadable(),
+                 dict(false_detections=1, false_valued=0),
+                 id="reading with no die under it, refused: a false detection, no phantom"),
 ]
 
 
@@ -162,7 +165,7 @@ def test_a_mixed_set_adds_up():
     assert s.value_accuracy == 1 / 3
     assert s.accepted_wrong_rate == 2 / 6
     assert s.end_to_end == 1 / 6
-    assert s.false_detections == 1
+    assert s.false_detections == 1 and s.false_valued == 1
     assert s.ms == [20.0, 40.0] and s.ms_mean == 30.0
     assert s.type_confusions == {"d8->d10": 1}
     assert s.value_confusions == {"d6 2->5": 1}

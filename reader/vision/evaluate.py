@@ -26,6 +26,7 @@ Definitions (counts per set; a rate is None when its denominator is 0):
   accepted-wrong accepted with a wrong value or wrong type / all dice with a value label
   end-to-end     found, accepted, right type and value / all dice with a value label
   false dets     readings matched to no labeled die
+  false valued   false detections given a value: phantom dice the rules would count
 Type-only labels (value null, e.g. type-lurig) count for type accuracy only. A die labeled
 `cocked` has no value: giving it one is counted as `cocked_given_value`.
 """
@@ -159,6 +160,13 @@ class DieResult:
         return self.label is not None and self.label.state == "cocked" and self.accepted
 
     @property
+    def phantom(self) -> bool:
+        """A reading no labeled die explains, given a value: a die the rules would count that
+        is not there (a printed numeral, a pattern on the cloth)."""
+        return self.label is None and self.reading is not None and self.reading.state == "flat" \
+            and self.reading.value is not None
+
+    @property
     def kind(self) -> str:
         """What happened, worst first: the sheet sorts and colours by this."""
         if self.label is None:
@@ -239,6 +247,7 @@ class SetScore:
     cocked_labeled: int = 0
     cocked_given_value: int = 0
     false_detections: int = 0
+    false_valued: int = 0  # false detections given a value: phantom dice
     ms: list[float] = field(default_factory=list)
     type_confusions: dict[str, int] = field(default_factory=dict)  # "d10->d8": count
     value_confusions: dict[str, int] = field(default_factory=dict)  # "d6 6->9" (accepted only)
@@ -300,6 +309,7 @@ class SetScore:
             "cocked_labeled": self.cocked_labeled,
             "cocked_given_value": self.cocked_given_value,
             "false_detections": self.false_detections,
+            "false_valued": self.false_valued,
             "found_rate": r(self.found_rate),
             "type_accuracy": r(self.type_accuracy),
             "share_accepted": r(self.share_accepted),
@@ -333,6 +343,7 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
         for d in img.dice:
             if d.label is None:
                 s.false_detections += 1
+                s.false_valued += d.phantom
                 continue
             s.dice += 1
             s.value_labeled += d.has_value

@@ -60,7 +60,8 @@ def format_details(s: SetScore, top: int = 8) -> str:
     parts = [
         f"{s.name}: found {s.found}/{s.dice}, type right {s.type_right}/{s.found}, "
         f"accepted {s.accepted}/{s.value_found}, right {s.right}/{s.value_labeled}, "
-        f"accepted-but-wrong {s.accepted_wrong}, false detections {s.false_detections}"
+        f"accepted-but-wrong {s.accepted_wrong}, false detections {s.false_detections} "
+        f"(given a value: {s.false_valued})"
     ]
     if s.images_failed:
         parts.append(f"  images that could not be read: {s.images_failed}")

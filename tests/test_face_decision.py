@@ -313,3 +313,47 @@ def test_the_state_check_sees_the_readers_own_crops(check_state, asked):
     (ev,) = reader.evidence(image, [(80, 80, 120, 120)], check_state=check_state)
     assert net.seen == (4 if asked else 0)
     assert ev.cocked_check == (pytest.approx(0.3) if asked else 0.0)
+
+
+class _Printed:
+    """A stand-in reader with a print check: the three outputs of a sure D8 showing 3, and a fourth,
+    the print check's logit, the same for every view."""
+
+    def __init__(self, print_logit, sure=0.97):
+        self.meta = {"types": TYPES, "accept_threshold": 0.9, "cocked_threshold": 0.5,
+                     "print_check": {"sure": sure}}
+        self.q = print_logit
+
+    def __call__(self, x):
+        n = len(x)
+        return [np.tile(_logits(TYPES.index("d8"), len(TYPES)), (n, 1)), np.tile(_logits(2, 20), (n, 1)),
+                np.tile(np.array([5.0, -5.0], np.float32), (n, 1)), np.full((n, 1), self.q, np.float32)]
+
+
+PRINT_CASES = {
+    "the check is sure it is print: refused, still shown as a find": (6.0, Unreadable),
+    "the check is unsure: read as ever": (2.0, Face),
+    "the check says die: read as ever": (-6.0, Face),
+}
+
+
+@pytest.mark.parametrize(("print_logit", "expected"), PRINT_CASES.values(), ids=PRINT_CASES.keys())
+def test_a_find_the_print_check_is_sure_of_is_refused_not_dropped(print_logit, expected):
+    reader = FaceReader(_Printed(print_logit))
+    image = np.zeros((100, 100, 3), np.uint8)
+    ev = reader.evidence(image, [(30, 30, 70, 70)])[0]
+    r = reader.decide(ev, BOX)
+    assert r is not None and r.die == "d8"
+    assert isinstance(r.outcome, expected)
+    if expected is Unreadable:
+        assert "printed" in r.outcome.reason and r.value is None
+    else:
+        assert r.value == 3
+
+
+def test_a_reader_without_a_print_check_ignores_a_fourth_output():
+    net = _Printed(6.0)
+    del net.meta["print_check"]
+    reader = FaceReader(net)
+    r = reader.decide(reader.evidence(np.zeros((100, 100, 3), np.uint8), [(30, 30, 70, 70)])[0], BOX)
+    assert r.value == 3

@@ -2,8 +2,8 @@
 
 fixtures/prints holds frames of such marks and no die, drawn by the project's own generator
 (`python -m reader.synth.prints --out fixtures/prints --count 16 --seed 92 --width 960 --height 540`).
-Reader v15 takes many of them for dice and gives some a value: a known failure (models/reader.md,
-"Session 31"; the print check tried there is on the branch try/print-check).
+Reader v15 took many of them for dice and gave some a value; reader v16's print check refuses most
+of them as print, and some still get a value: a known failure (models/reader.md, "Session 31").
 """
 
 from pathlib import Path
@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reader.reading import Unreadable
 from reader.vision.realdata import load_set
 
 PRINTS = Path(__file__).resolve().parents[1] / "fixtures" / "prints"
@@ -21,9 +22,24 @@ def test_the_print_fixture_holds_frames_and_no_die():
     assert len(frames) == 16 and all(f.path.is_file() and not f.dice for f in frames)
 
 
-@pytest.mark.xfail(strict=True, reason="known failure: reader v15 reads printed numerals and dots as dice "
-                                       "(167 finds, 12 given a value on these 16 frames)")
-def test_printed_marks_are_not_read_as_dice():
+def test_most_printed_marks_are_refused_as_print():
+    """Reader v16's print check: a find it is sure is print is refused ("may be a printed mark"),
+    never dropped (a die it doubts wrongly is still shown). Reader v15 on these frames: 167 finds,
+    none refused as print, 12 given a value; v16: 126 refused as print, 7 given a value."""
+    import cv2
+
+    from reader.vision.recognizer import Recognizer
+
+    recognizer = Recognizer.load()
+    readings = [r for f in load_set(PRINTS) for r in recognizer.read_frame(cv2.imread(str(f.path)))]
+    as_print = [r for r in readings if isinstance(r.outcome, Unreadable) and "printed" in r.outcome.reason]
+    assert len(as_print) >= 100, f"{len(as_print)} of {len(readings)} finds refused as print"
+    assert sum(r.value is not None for r in readings) <= 9
+
+
+@pytest.mark.xfail(strict=True, reason="known failure: reader v16 still gives printed numerals and dots a value "
+                                       "(7 of 167 finds on these 16 frames; v15 12)")
+def test_no_printed_mark_is_read_as_a_die():
     import cv2
 
     from reader.vision.recognizer import Recognizer
@@ -34,10 +50,10 @@ def test_printed_marks_are_not_read_as_dice():
 
 
 def test_a_printed_numeral_in_view_through_the_rolls_is_unmoved_and_not_counted(tmp_path):
-    """A printed "2" (cut from a fixtures/prints frame, where reader v15 reads it as a D6 showing 2)
-    lies in the corner of the camera's view through the three rolls of the README's banish. The loop
-    sees it before each throw, so it is recorded as unmoved and shown, and the banish is decided as
-    without it: #3 Rai, then #5 Zander."""
+    """A printed "2" (cut from a fixtures/prints frame; readers v15 and v16 read it as a D6 showing 2
+    there) lies in the corner of the camera's view through the three rolls of the README's banish.
+    The loop sees it before each throw, so it is recorded as unmoved and shown, and the banish is
+    decided as without it: #3 Rai, then #5 Zander."""
     import shutil
 
     import cv2
@@ -62,9 +78,11 @@ def test_a_printed_numeral_in_view_through_the_rolls_is_unmoved_and_not_counted(
     assert [[(d["die"], d["value"]) for d in r.readings] for r in read] == [[("d8", 8)], [("d8", 3)], [("d6", 5)]]
     banished = [d for r in read for d in r.decisions if d.get("result") == "banish"]
     assert [d["card"] for d in banished] == ["Rai", "Zander"]
-    for r in read:  # the mark was seen, and set aside as a die that did not move
+    for r in read:  # the mark was seen (read as a 2, or refused as print), and set aside as unmoved
         unmoved = RecordingReader(r.path).of_type("reading")[-1].get("unmoved", [])
-        assert [u["value"] for u in unmoved] == [2]
+        assert len(unmoved) == 1 and unmoved[0]["value"] in (2, None)
+        _, top, right, _ = unmoved[0]["box"]
+        assert right < 130 and top > 360 - 130  # in the corner where the mark lies
 
 
 def test_print_frames_are_a_pure_function_of_seed_and_index():

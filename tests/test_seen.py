@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.faces import FaceEvidence, FaceReader
+from reader.vision.faces import PRINTED, FaceEvidence, FaceReader
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.seen import SeenLook
@@ -99,6 +99,7 @@ def test_a_die_seen_obliquely_is_read_from_the_cameras_side(cx, cy):
     pytest.param(Face(3, 0.95), "d20", {"limit": 30.0}, True, id="beyond its limit: left to the steep limit"),
     pytest.param(Face(3, 0.95), "d20", {"from_deg": {"d12": 40.0}}, False, id="another type's from_deg: read"),
     pytest.param(Unreadable("low confidence", 0.5), "d20", {}, False, id="a die the reader refused is read"),
+    pytest.param(Unreadable(PRINTED, 0.99), "d20", {}, True, id="a find refused as print stays refused"),
 ])
 def test_which_dice_it_reads_again(outcome, die, kw, unchanged):
     model = _MarkModel()

@@ -36,10 +36,16 @@
     python -m reader.synth.bulk crops  --out work/synth/leanN_116 --count 3000 --seed 116 --lean --mix numerals
     python -m reader.synth.bulk crops  --out work/synth/leanN_118 --count 1600 --seed 118 --lean --mix numerals
     python -m reader.synth.bulk crops  --out work/synth/leanN_119 --count 1600 --seed 119 --lean --mix numerals
+    # frames of printed marks, no die (reader v16's print check)
+    python -m reader.synth.prints --out work/synth/prints81 --count 400 --seed 81
+    python -m reader.synth.prints --out work/synth/prints82s --count 300 --seed 82 --width 640 --height 360
+    python -m reader.synth.prints --out work/synth/prints83 --count 500 --seed 83
+    python -m reader.synth.prints --out work/synth/prints84s --count 400 --seed 84 --width 640 --height 360
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--frames-minutes 0 0]
+        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--frames-minutes 0 0] \
+        [--print-check-sure 0.97]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -61,7 +67,10 @@ with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate
 (--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
 too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
 thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
-was taught from kept beside it as its state check (reader_state.onnx). Timings are for two CPU cores. The
+was taught from kept beside it as its state check (reader_state.onnx); and last of all the print check
+(train_print_check, reader v16): a small network on the whole look's features that tells the
+detector's finds on frames of printed marks from dice, added to reader.onnx as a fourth output; a
+find it is sure of is refused as print. Timings are for two CPU cores. The
 committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -74,7 +83,7 @@ import shutil
 from pathlib import Path
 
 from models.train import (calib_set, calibrate, calibrate_seen, export, single_boxes, train_detector, train_lean,
-                          train_reader, train_top_face)
+                          train_print_check, train_reader, train_top_face)
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
@@ -165,6 +174,12 @@ def main(argv=None):
                     help="the whole look taught on with the --frames dice, two stages: on the first two frame sets, "
                          "then on all, its state checked by the whole look it was taught from (session 28 tried 50 "
                          "60, not committed: models/reader.md; default 0 0, none)")
+    ap.add_argument("--prints", type=Path, nargs="*",
+                    default=[Path(f"work/synth/{n}") for n in ("prints81", "prints82s", "prints83", "prints84s")],
+                    help="frames of printed marks (python -m reader.synth.prints) for the print check")
+    ap.add_argument("--print-check-sure", type=float, default=0.97,
+                    help="how sure the print check must be to refuse a find as print (reader v16: the lowest "
+                         "level that changed no reading of the sets measured; 0: no print check)")
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
     # each model keeps its own version line (the cards name them): detector v3, reader v12
@@ -265,6 +280,13 @@ def main(argv=None):
                         "--state-check", str(m / "reader_state.onnx"), "--wrong-budget"] + looks)
         export.main(["reader", str(whole), str(m / "reader.onnx"), "--meta", str(w / "reader_frames_calib.json"),
                      "--version", args.reader_version])
+    prints = [p for p in args.prints if p.is_dir()]
+    if args.print_check_sure > 0 and prints:
+        # on the seed-1 crops' first 6,000 (work/synth/crops1 for reader v16) beside the real dice
+        train_print_check.main([str(m / "reader.onnx"), str(m / "reader.onnx"), "--detector", str(m / "detector.onnx"),
+                                "--lurig-boxes", str(w / "lurig_boxes.json"), "--synth", str(crops[0]),
+                                "--synth-limit", "6000", "--sure", str(args.print_check_sure),
+                                "--version", args.reader_version] + [a for p in prints for a in ("--prints", str(p))])
 
 def seen_look(args, w: Path, m: Path) -> None:
     """The seen look (reader.vision.seen): from the reader's weights, the D20 alone on the first

@@ -7,8 +7,8 @@ numeral, a life counter, a dotted cloth. Reader v15 had never been shown printed
 not dice: on 60 of these frames at 1280x720 the detector boxed 1,016 marks and the reader gave 169
 of them a value ("D6 showing 2" at 0.97 for a printed "2"). These frames hold no die at all (labels
 with no dice, the scene format), so every box drawn on them is a false alarm: `dice-reader evaluate`
-counts them ("false detections N (given a value: M)"), and a trainer can mine them as "none" (the
-print check of session 31, branch try/print-check).
+counts them ("false detections N (given a value: M)"), and reader v16's print check is taught on
+them (models/train/train_print_check.py).
 
 What is drawn, on a table texture of the renderer's and sheets of paper: numerals 1-20 in the
 renderer's fonts (12-90 px tall, any angle, some in a printed ring like a token), lines of small

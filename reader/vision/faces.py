@@ -25,6 +25,11 @@ from reader.vision.topface import TopFaceLook, combine
 ANGLES = (0.0, 90.0, 180.0, 270.0)
 
 
+# The reason a find the print check is sure of is refused with; a later look (the seen look, with the
+# camera described) leaves such a find as it is.
+PRINTED = "may be a printed mark, not a die"
+
+
 def softmax(x: np.ndarray, t: float = 1.0) -> np.ndarray:
     z = x / t
     z = z - z.max(axis=-1, keepdims=True)
@@ -47,6 +52,7 @@ class FaceEvidence:
     cocked: float               # probability the die leans (no face up)
     views_agree: bool           # all four views name the same die type and face
     cocked_check: float = 0.0   # the state check's probability that it leans (0 where none was asked)
+    printed: float = 0.0        # the print check's probability that it is a printed mark (0: no check)
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,12 @@ class FaceReader:
         # per die type as read (calibrated on its own dice); a type not listed keeps the global one
         self.accept_by_die = {k: float(v) for k, v in meta.get("accept_threshold_by_die", {}).items()}
         self.cocked_threshold = float(meta.get("cocked_threshold", 0.5))
+        # The print check (models/train/train_print_check.py): a fourth output, the logit that a find is
+        # a printed mark (a numeral on a card, a dot on the cloth), not a die. Where it is sure, the find
+        # is refused ("roll again"), not dropped: a die it wrongly doubts is still shown and still
+        # counted as a die, so a roll is never taken for an empty tray.
+        check = meta.get("print_check")
+        self.print_sure = float(check["sure"]) if check else None
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
         # The views must name the same die type, each the likeliest among the dice, "none" aside: a
         # view that half takes the crop for no die (a die at the frame's edge, a bright object beside
@@ -109,8 +121,12 @@ class FaceReader:
             return []
         crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
         x = to_tensor(crops)
-        t_logits, f_logits, s_logits = self.model(x)
+        outs = self.model(x)
+        t_logits, f_logits, s_logits = outs[:3]
         n = len(ANGLES)
+        printed = np.zeros(len(boxes))
+        if self.print_sure is not None and len(outs) > 3:
+            printed = (1.0 / (1.0 + np.exp(-outs[3][:, 0]))).reshape(len(boxes), n).mean(axis=1)
         checked = np.zeros(len(boxes))
         if check_state and self.state_check is not None:
             checked = softmax(self.state_check.model(x)[2])[:, 1].reshape(len(boxes), n).mean(axis=1)
@@ -141,7 +157,8 @@ class FaceReader:
                 agree = agree and same_argmax(fp)
             else:
                 face_probs = np.zeros(0)
-            out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree, float(checked[i])))
+            out.append(FaceEvidence(type_probs, face_probs, float(sp[:, 1].mean()), agree, float(checked[i]),
+                                    float(printed[i])))
         return out
 
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
@@ -155,6 +172,8 @@ class FaceReader:
         ti = int(np.argmax(probs))
         die = self.types[ti]
         p_type = float(probs[ti] / max(probs.sum(), 1e-9))
+        if self.print_sure is not None and ev.printed >= self.print_sure:
+            return DieReading(die, box, Unreadable(PRINTED, round(ev.printed, 4)), p_type)
         if ev.cocked >= self.cocked_threshold:
             return DieReading(die, box, Cocked(round(ev.cocked, 4)), p_type)
         if die == "d4":

@@ -33,7 +33,7 @@ from reader.dice import FACES
 from reader.errors import DiceReaderError
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
-from reader.vision.faces import softmax
+from reader.vision.faces import PRINTED, softmax
 from reader.vision.lean import LeanLook
 from reader.vision.viewing import CameraView
 
@@ -96,6 +96,7 @@ class SeenLook:
         them too (their p(leaning) is in the decision), so it need not look at them again."""
         return [i for i, r in enumerate(found)
                 if r is not None and r.die in self.dice and not isinstance(r.outcome, Cocked)
+                and not (isinstance(r.outcome, Unreadable) and r.outcome.reason == PRINTED)
                 and self.from_deg.get(r.die, 0.0) <= view.slant(*r.box.center, width, height) <= self.limit]
 
     def read_again(self, image: np.ndarray, found: list[DieReading | None], view: CameraView,

@@ -1,0 +1,220 @@
+"""The whole look's print check: a find that is a printed mark, not a die, is refused as print.
+Fitted on the whole look's own features and added to its ONNX file as a fourth output.
+
+    python -m models.train.train_print_check models/reader.onnx models/reader.onnx \
+        --detector models/detector.onnx --lurig-boxes work/lurig_boxes.json --synth work/synth/crops1 \
+        --prints work/synth/prints81 --prints work/synth/prints82s \
+        --prints work/synth/prints83 --prints work/synth/prints84s --sure 0.97 --version 16
+
+Why: a tray camera also sees what lies beside or under the tray. On frames of printed numerals,
+text, dots and cards (`reader.synth.prints`), reader v15 let the detector's finds through as dice
+and gave a sixth of them a value: 169 phantom dice in 60 frames at 1280x720, a printed "2" read as
+a D6 showing 2. The whole look had never been shown a printed numeral that is no die.
+
+How: a small network (224 -> 32 -> 1) on the whole look's pooled features (the ones its type head
+reads) tells the detector's finds on such frames from real and rendered dice. Its logit per crop is
+the reader's fourth output, `print_logits`; the reader (reader.vision.faces) averages its sigmoid
+over a find's four views and refuses the find ("may be a printed mark, not a die") when that reaches
+the metadata's `print_check.sure`. Refused, not dropped: dropping (the check folded into the "none"
+logit, tried first) took dice the reader could not read out of the frame altogether (a roll whose
+only die is dropped is "not a roll" to the live loop), where a refused die is "roll again". The
+three outputs the reader had are untouched, so every find the check does not refuse is read as
+before, and the release's calibration holds.
+
+Taught on what train_reader would teach, the calibration 8% left out (`is_calibration`): every die
+of the real trays' training four-fifths, of type-lurig (with --lurig-boxes) and of the rendered
+crops, each in --views augmented crops, as "die" (a real die's crops weighted as a rendered one's
+unless --real-weight); the detector's finds on the print frames as "print". Its figures on the
+calibration 8% are printed. `--sure` for reader v16 (0.97) was the lowest level at which no figure
+of the sets measured changed (models/reader.md, session 31).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+from torch import nn
+
+from models.train.batches import to_input
+from models.train.nets import TYPES
+from models.train.onnx_weights import reader_from_onnx
+from models.train.reader_data import (
+    Patches,
+    detector_false_alarms,
+    make_crop,
+    synth_crops_of,
+    training_frame_patches,
+)
+from models.train.train_reader import is_calibration, load_real
+
+PREFIX = "print_check."
+OUTPUT = "print_logits"
+HIDDEN = 32
+
+
+def has_print_check(model: onnx.ModelProto) -> bool:
+    return any(t.name.startswith(PREFIX) for t in model.graph.initializer)
+
+
+def unfold(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model without its print check (its nodes, weights and `print_logits` output)."""
+    if not has_print_check(model):
+        return model
+    g = model.graph
+    keep = [n for n in g.node if not any(o.startswith(PREFIX) or o == OUTPUT for o in n.output)]
+    del g.node[:]
+    g.node.extend(keep)
+    inits = [t for t in g.initializer if not t.name.startswith(PREFIX)]
+    del g.initializer[:]
+    g.initializer.extend(inits)
+    outs = [o for o in g.output if o.name != OUTPUT]
+    del g.output[:]
+    g.output.extend(outs)
+    return model
+
+
+def fold(src: Path, out: Path, w1, b1, w2, b2, sure: float, meta: dict | None = None) -> None:
+    """`src` with the print check as a fourth output, `print_logits` (n x 1, the check's logit per
+    crop), and metadata "print_check" ({"sure", "hidden"}); the three outputs the reader had, its
+    weights and its other metadata unchanged. A check already there is replaced."""
+    model = unfold(onnx.load(str(src)))
+    g = model.graph
+    head = next(n for n in g.node if n.op_type == "Gemm" and "type_logits" in n.output)
+    feats = head.input[0]  # the pooled features the type head reads
+    for k, v in {"w1": w1, "b1": b1, "w2": w2, "b2": b2}.items():
+        g.initializer.append(numpy_helper.from_array(np.asarray(v, np.float32), PREFIX + k))
+    p = PREFIX
+    g.node.extend([
+        helper.make_node("Gemm", [feats, p + "w1", p + "b1"], [p + "h"], transB=1),
+        helper.make_node("Relu", [p + "h"], [p + "r"]),
+        helper.make_node("Gemm", [p + "r", p + "w2", p + "b2"], [OUTPUT], transB=1),
+    ])
+    g.output.append(helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["n", 1]))
+    props = {p_.key: p_.value for p_ in model.metadata_props}
+    props.update({k: json.dumps(v) for k, v in {
+        "print_check": {"sure": sure, "hidden": HIDDEN, "output": OUTPUT,
+                        "rule": "a find whose mean sigmoid(print_logits) over its views reaches 'sure' is "
+                                "refused as a printed mark (models/train/train_print_check.py)"},
+        **(meta or {})}.items()})
+    del model.metadata_props[:]
+    for k, v in props.items():
+        model.metadata_props.add(key=k, value=v)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+
+
+def features(net, patches: np.ndarray, views: int, rng: np.random.Generator, batch: int = 256) -> np.ndarray:
+    """(len(patches) * views) x 224 pooled features of augmented crops (patch-major)."""
+    out = []
+    idx = np.repeat(np.arange(len(patches)), views)
+    with torch.no_grad():
+        for s in range(0, len(idx), batch):
+            x = np.stack([make_crop(patches[i], rng) for i in idx[s:s + batch]])
+            out.append(net.features(to_input(torch.from_numpy(x))).mean(dim=(2, 3)).numpy())
+    return np.concatenate(out) if out else np.zeros((0, 224), np.float32)
+
+
+def gather(args, net) -> dict:
+    """Features of the dice and of the printed marks the detector finds, split training /
+    calibration by their pixels as train_reader splits."""
+    t0 = time.time()
+    dice = load_real(args.lurig_boxes)
+    for new in synth_crops_of(args.synth, args.synth_limit):
+        dice.extend(new)
+    dice.extend(training_frame_patches(args.train_scenes))
+    none = TYPES.index("none")
+    imgs = np.stack([im for im, t in zip(dice.images, dice.type_idx) if t != none])
+    real = np.array([not s.startswith("synth") for s, t in zip(dice.source, dice.type_idx) if t != none])
+    prints = Patches()
+    for folder in args.prints:
+        prints.extend(detector_false_alarms(args.detector, sets=(), scenes=folder))
+    pimgs = np.stack(prints.images)
+    cal = np.array([is_calibration(im) for im in imgs])
+    pcal = np.array([is_calibration(im) for im in pimgs])
+    print(f"{len(imgs)} dice ({int(real.sum())} real), {len(pimgs)} printed marks found by the detector "
+          f"({time.time() - t0:.0f}s)", flush=True)
+    rng = np.random.default_rng(args.seed)
+    v = args.views
+    out = {"dice": features(net, imgs, v, rng), "prints": features(net, pimgs, v, rng),
+           "dice_cal": np.repeat(cal, v), "prints_cal": np.repeat(pcal, v), "real": np.repeat(real, v)}
+    print(f"features of {len(out['dice']) + len(out['prints'])} crops ({time.time() - t0:.0f}s)", flush=True)
+    return out
+
+
+def fit(dice: np.ndarray, prints: np.ndarray, seed: int, real: np.ndarray | None = None,
+        real_weight: float = 1.0, steps: int = 2000):
+    """The check's weights: logistic loss, prints 1, dice 0, the two classes weighted alike; within
+    the dice a real one counts `real_weight` times a rendered one."""
+    torch.manual_seed(seed)
+    net = nn.Sequential(nn.Linear(224, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1))
+    x = torch.from_numpy(np.concatenate([dice, prints]).astype(np.float32))
+    y = torch.cat([torch.zeros(len(dice)), torch.ones(len(prints))])
+    wd = torch.ones(len(dice)) if real is None else torch.from_numpy(np.where(real, real_weight, 1.0).astype(np.float32))
+    w = torch.cat([0.5 * wd / wd.sum(), torch.full((len(prints),), 0.5 / len(prints))])
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    for step in range(steps):
+        loss = (F.binary_cross_entropy_with_logits(net(x)[:, 0], y, reduction="none") * w).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % 500 == 0 or step == steps - 1:
+            print(f"step {step}: loss {loss.item():.4f}", flush=True)
+    return net
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("reader", type=Path, help="the exported whole look (reader.onnx); a print check it has is replaced")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--detector", type=Path, required=True, help="whose finds on the print frames are mined")
+    ap.add_argument("--lurig-boxes", type=Path, default=None)
+    ap.add_argument("--synth", type=Path, action="append", default=[], help="rendered crops (bulk crops)")
+    ap.add_argument("--synth-limit", type=int, default=None, help="the first N crops of each --synth folder")
+    ap.add_argument("--train-scenes", type=Path, action="append", default=[], metavar="DIR",
+                    help="rendered tray frames (bulk scenes) whose every whole die is a die: small, oblique, "
+                         "blurred dice as the detector hands them over")
+    ap.add_argument("--prints", type=Path, action="append", default=[], required=True,
+                    help="frames of printed marks (python -m reader.synth.prints): every find there is no die")
+    ap.add_argument("--views", type=int, default=3, help="augmented crops per patch")
+    ap.add_argument("--sure", type=float, default=0.97, help="the check's mean probability that refuses a find")
+    ap.add_argument("--real-weight", type=float, default=1.0,
+                    help="a real die's crop against a rendered one's, among the dice")
+    ap.add_argument("--version", default=None, help="the reader's version in its metadata (kept when not given)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--features", type=Path, default=None,
+                    help="an .npz to keep the features in, and to take them from when it exists")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(2)
+    net = reader_from_onnx(args.reader).eval()
+    if args.features is not None and args.features.is_file():
+        data = dict(np.load(args.features))
+    else:
+        data = gather(args, net)
+        if args.features is not None:
+            np.savez(args.features, **data)
+    dc, pc = data["dice_cal"], data["prints_cal"]
+    check = fit(data["dice"][~dc], data["prints"][~pc], args.seed, data["real"][~dc], args.real_weight)
+    with torch.no_grad():
+        q_d = torch.sigmoid(check(torch.from_numpy(data["dice"][dc]))[:, 0]).numpy()
+        q_p = torch.sigmoid(check(torch.from_numpy(data["prints"][pc]))[:, 0]).numpy()
+    real = data["real"][dc]
+    print(f"calibration crops past {args.sure}: printed marks {np.mean(q_p >= args.sure):.1%} of {len(q_p)}, "
+          f"real dice {np.mean(q_d[real] >= args.sure):.2%} of {int(real.sum())}, "
+          f"rendered dice {np.mean(q_d[~real] >= args.sure):.2%} of {int((~real).sum())}", flush=True)
+    l1, l2 = check[0], check[2]
+    fold(args.reader, args.out, *(t.detach().numpy() for t in (l1.weight, l1.bias, l2.weight, l2.bias)), args.sure,
+         {"version": args.version} if args.version else None)
+    print(f"-> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,7 +6,9 @@ the cheapest honest signal that a die is outside what it has learned (a new font
 half hidden). A face is accepted only when the views agree and the calibrated confidence clears
 the threshold stored in the model for that die type (pips are read surely where D20 numerals are
 not, so one threshold for all would refuse good D6 or accept doubtful D20); anything else is
-Unreadable, which the rules turn into "roll again".
+Unreadable, which the rules turn into "roll again". A reader with a print check (reader v16) also
+refuses a find it is sure is a printed mark, a numeral on a card or a dot on the cloth: refused and
+shown, never dropped, so a die it doubts wrongly still makes the roll "roll again".
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def export_lean(weights: Path, out: Path, meta: dict) -> None:
     base = {"crop": CROP, "crop_per_side": CROP_PER_SIDE, "states": ["flat", "leaning"],
             "role": "the lean look (reader.vision.lean): the reader's crop turned so the camera's foot is "
                     "below the die; slant: degrees off vertical the camera sees it at, N x 1"}
-    _save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
+    save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
 
 
@@ -79,11 +79,11 @@ def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, x, str(out), input_names=["image"], output_names=names, dynamic_axes=dyn,
                       opset_version=17, dynamo=False)
-    _save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
+    save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
 
 
-def _save_with_metadata(model, out: Path, meta: dict) -> None:
+def save_with_metadata(model, out: Path, meta: dict) -> None:
     """Replace the model's metadata by `meta` (each value JSON) and save it to `out`."""
     del model.metadata_props[:]
     for k, v in meta.items():
@@ -97,7 +97,7 @@ def _save_with_metadata(model, out: Path, meta: dict) -> None:
 def restamp(model_path: Path, out: Path, meta: dict) -> None:
     """The same network with its metadata updated by `meta` (a new calibration, a new version)."""
     model = onnx.load(str(model_path))
-    _save_with_metadata(model, out, {**{p.key: json.loads(p.value) for p in model.metadata_props}, **meta})
+    save_with_metadata(model, out, {**{p.key: json.loads(p.value) for p in model.metadata_props}, **meta})
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB), the network of {model_path}")
 
 

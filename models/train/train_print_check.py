@@ -23,9 +23,8 @@ before, and the release's calibration holds.
 
 Taught on what train_reader would teach, the calibration 8% left out (`is_calibration`): every die
 of the real trays' training four-fifths, of type-lurig (with --lurig-boxes) and of the rendered
-crops, each in --views augmented crops, as "die" (a real die's crops weighted as a rendered one's
-unless --real-weight); the detector's finds on the print frames as "print". Its figures on the
-calibration 8% are printed. `--sure` for reader v16 (0.97) was the lowest level at which no figure
+crops, each in --views augmented crops, as "die"; the detector's finds on the print frames as
+"print". Its figures on the calibration 8% are printed. `--sure` for reader v16 (0.97) was the lowest level at which no figure
 of the sets measured changed (models/reader.md, session 31).
 """
 
@@ -44,6 +43,7 @@ from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 
 from models.train.batches import to_input
+from models.train.export import save_with_metadata
 from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import (
@@ -53,7 +53,7 @@ from models.train.reader_data import (
     synth_crops_of,
     training_frame_patches,
 )
-from models.train.train_reader import is_calibration, load_real
+from models.train.train_reader import is_calibration, load_real, source_group
 
 PREFIX = "print_check."
 OUTPUT = "print_logits"
@@ -98,17 +98,12 @@ def fold(src: Path, out: Path, w1, b1, w2, b2, sure: float, meta: dict | None = 
         helper.make_node("Gemm", [p + "r", p + "w2", p + "b2"], [OUTPUT], transB=1),
     ])
     g.output.append(helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["n", 1]))
-    props = {p_.key: p_.value for p_ in model.metadata_props}
-    props.update({k: json.dumps(v) for k, v in {
-        "print_check": {"sure": sure, "hidden": HIDDEN, "output": OUTPUT,
-                        "rule": "a find whose mean sigmoid(print_logits) over its views reaches 'sure' is "
-                                "refused as a printed mark (models/train/train_print_check.py)"},
-        **(meta or {})}.items()})
-    del model.metadata_props[:]
-    for k, v in props.items():
-        model.metadata_props.add(key=k, value=v)
     onnx.checker.check_model(model)
-    onnx.save(model, str(out))
+    kept = {p_.key: json.loads(p_.value) for p_ in model.metadata_props}
+    save_with_metadata(model, out, {**kept, "print_check": {
+        "sure": sure, "hidden": HIDDEN, "output": OUTPUT,
+        "rule": "a find whose mean sigmoid(print_logits) over its views reaches 'sure' is refused as a printed "
+                "mark (models/train/train_print_check.py)"}, **(meta or {})})
 
 
 def features(net, patches: np.ndarray, views: int, rng: np.random.Generator, batch: int = 256) -> np.ndarray:
@@ -132,7 +127,7 @@ def gather(args, net) -> dict:
     dice.extend(training_frame_patches(args.train_scenes))
     none = TYPES.index("none")
     imgs = np.stack([im for im, t in zip(dice.images, dice.type_idx) if t != none])
-    real = np.array([not s.startswith("synth") for s, t in zip(dice.source, dice.type_idx) if t != none])
+    real = np.array([source_group(s) in ("real", "types") for s, t in zip(dice.source, dice.type_idx) if t != none])
     prints = Patches()
     for folder in args.prints:
         prints.extend(detector_false_alarms(args.detector, sets=(), scenes=folder))
@@ -149,16 +144,13 @@ def gather(args, net) -> dict:
     return out
 
 
-def fit(dice: np.ndarray, prints: np.ndarray, seed: int, real: np.ndarray | None = None,
-        real_weight: float = 1.0, steps: int = 2000):
-    """The check's weights: logistic loss, prints 1, dice 0, the two classes weighted alike; within
-    the dice a real one counts `real_weight` times a rendered one."""
+def fit(dice: np.ndarray, prints: np.ndarray, seed: int, steps: int = 2000):
+    """The check's weights: logistic loss, prints 1, dice 0, the two classes weighted alike."""
     torch.manual_seed(seed)
     net = nn.Sequential(nn.Linear(224, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 1))
     x = torch.from_numpy(np.concatenate([dice, prints]).astype(np.float32))
     y = torch.cat([torch.zeros(len(dice)), torch.ones(len(prints))])
-    wd = torch.ones(len(dice)) if real is None else torch.from_numpy(np.where(real, real_weight, 1.0).astype(np.float32))
-    w = torch.cat([0.5 * wd / wd.sum(), torch.full((len(prints),), 0.5 / len(prints))])
+    w = torch.cat([torch.full((len(dice),), 0.5 / len(dice)), torch.full((len(prints),), 0.5 / len(prints))])
     opt = torch.optim.Adam(net.parameters(), lr=3e-3, weight_decay=1e-4)
     for step in range(steps):
         loss = (F.binary_cross_entropy_with_logits(net(x)[:, 0], y, reduction="none") * w).sum()
@@ -185,8 +177,6 @@ def main(argv=None) -> int:
                     help="frames of printed marks (python -m reader.synth.prints): every find there is no die")
     ap.add_argument("--views", type=int, default=3, help="augmented crops per patch")
     ap.add_argument("--sure", type=float, default=0.97, help="the check's mean probability that refuses a find")
-    ap.add_argument("--real-weight", type=float, default=1.0,
-                    help="a real die's crop against a rendered one's, among the dice")
     ap.add_argument("--version", default=None, help="the reader's version in its metadata (kept when not given)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--features", type=Path, default=None,
@@ -201,7 +191,7 @@ def main(argv=None) -> int:
         if args.features is not None:
             np.savez(args.features, **data)
     dc, pc = data["dice_cal"], data["prints_cal"]
-    check = fit(data["dice"][~dc], data["prints"][~pc], args.seed, data["real"][~dc], args.real_weight)
+    check = fit(data["dice"][~dc], data["prints"][~pc], args.seed)
     with torch.no_grad():
         q_d = torch.sigmoid(check(torch.from_numpy(data["dice"][dc]))[:, 0]).numpy()
         q_p = torch.sigmoid(check(torch.from_numpy(data["prints"][pc]))[:, 0]).numpy()

@@ -138,8 +138,13 @@ class DieResult:
         return self.found and self.reading.die == self.label.die
 
     @property
+    def valued(self) -> bool:
+        """A reading that lies flat with a value: the only kind that feeds the rules."""
+        return self.reading is not None and self.reading.state == "flat" and self.reading.value is not None
+
+    @property
     def accepted(self) -> bool:
-        return self.found and self.reading.state == "flat" and self.reading.value is not None
+        return self.found and self.valued
 
     @property
     def right(self) -> bool:
@@ -163,8 +168,7 @@ class DieResult:
     def phantom(self) -> bool:
         """A reading no labeled die explains, given a value: a die the rules would count that
         is not there (a printed numeral, a pattern on the cloth)."""
-        return self.label is None and self.reading is not None and self.reading.state == "flat" \
-            and self.reading.value is not None
+        return self.label is None and self.valued
 
     @property
     def kind(self) -> str:

@@ -114,8 +114,9 @@ class Recognizer:
         seen = self.seen if looks else None
         judged: frozenset[int] = frozenset()
         if seen is not None:  # after the pieces are joined, a joined die is read from the camera's side too
-            judged = frozenset(seen.reads(readings, self.view, image.shape[1], image.shape[0]))
-            readings = seen.read_again(image, readings, self.view, self.lean)
+            mine = seen.reads(readings, self.view, image.shape[1], image.shape[0])
+            judged = frozenset(mine)
+            readings = seen.read_again(image, readings, self.view, self.lean, mine)
         readings = refuse_pieces(readings)  # keeps the readings' order: `judged` still names the same dice
         if self.view is not None:
             limits = seen.limits(STEEP_LIMITS) if seen is not None else STEEP_LIMITS

@@ -100,12 +100,13 @@ class SeenLook:
                 and self.from_deg.get(r.die, 0.0) <= view.slant(*r.box.center, width, height) <= self.limit]
 
     def read_again(self, image: np.ndarray, found: list[DieReading | None], view: CameraView,
-                   lean: LeanLook) -> list[DieReading | None]:
+                   lean: LeanLook, mine: list[int] | None = None) -> list[DieReading | None]:
         """`found` with each die of this look's types that is not cocked, seen from its type's `from_deg`
         to `limit` degrees off vertical, decided by this look's face and the lean look's p(leaning)
-        (module docstring); one the lean look finds leaning is cocked, as it would have called it."""
-        h, w = image.shape[:2]
-        mine = self.reads(found, view, w, h)
+        (module docstring); one the lean look finds leaning is cocked, as it would have called it.
+        `mine`: those dice's indices (`reads`), when the caller has them already."""
+        if mine is None:
+            mine = self.reads(found, view, image.shape[1], image.shape[0])
         boxes = [tuple(found[i].box) for i in mine]
         probs = self.face_probs(image, boxes, [found[i].die for i in mine], view)
         leaning = lean.p_leaning(image, boxes, view)

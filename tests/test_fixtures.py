@@ -195,3 +195,36 @@ def test_still_set_frame_size_is_checked(text, want, capsys):
         from reader.synth.fixtures import _size
 
         assert _size(text) == want
+
+
+class _FlatRenderer:
+    """A stand-in for the GL renderer: every scene a grey picture of its camera's size."""
+
+    def render(self, scene):
+        cam = scene["camera"]
+        return np.full((cam["height"], cam["width"], 3), 120, np.uint8)
+
+
+@pytest.mark.parametrize("cameras, most_off", [
+    pytest.param("any", 35.0, id="any camera over a table: up to 35 degrees off straight down"),
+    pytest.param("installed", 15.0, id="a camera on an arm over the tray: up to 15"),
+])
+def test_a_still_set_is_taken_with_the_cameras_asked_for(tmp_path, cameras, most_off):
+    from reader.recording import RecordingReader, RecordingWriter
+    from reader.synth.rolls import write_stills
+
+    with RecordingWriter(tmp_path / "stills", kind="stills", camera={"source": "test"}) as w:
+        write_stills(w, _FlatRenderer(), seed=3, count=24, width=160, height=90, cameras=cameras)
+    offs = [e["camera"]["off_vertical_deg"] for e in RecordingReader(tmp_path / "stills").of_type("truth")]
+    assert len(offs) == 24 and max(offs) <= most_off
+    if cameras == "any":
+        assert max(offs) > 15.0  # the tilted cameras the installed set leaves out
+
+
+def test_a_still_set_with_unknown_cameras_is_refused(tmp_path):
+    from reader.recording import RecordingWriter
+    from reader.synth.rolls import write_stills
+
+    with pytest.raises(ValueError, match="installed"):
+        with RecordingWriter(tmp_path / "stills", kind="stills", camera={"source": "test"}) as w:
+            write_stills(w, _FlatRenderer(), seed=3, count=1, width=160, height=90, cameras="handheld")

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from reader.synth import scene as sc
+from reader.synth.rolls import STILLS_CAMERAS
 
 WIDTH, HEIGHT, FPS = 640, 360, 10.0
 STILLS_W, STILLS_H = 640, 360
@@ -172,7 +173,7 @@ def build_scenario(renderer, root: Path, name: str, seed: int) -> list[Path]:
 
 
 def build_stills(renderer, root: Path, seed: int, count: int = STILLS_COUNT,
-                 size: tuple[int, int] = (STILLS_W, STILLS_H)) -> Path:
+                 size: tuple[int, int] = (STILLS_W, STILLS_H), cameras: str = "any") -> Path:
     from reader.recording import RecordingWriter
     from reader.synth.rolls import write_stills
 
@@ -180,7 +181,7 @@ def build_stills(renderer, root: Path, seed: int, count: int = STILLS_COUNT,
     with RecordingWriter(path, kind="stills", camera={"source": "synth:reader.synth", "width": size[0],
                                                       "height": size[1], "per_frame": "see truth events"},
                          tray={"per_frame": True}) as w:
-        rows = write_stills(w, renderer, seed, count, size[0], size[1])
+        rows = write_stills(w, renderer, seed, count, size[0], size[1], cameras)
     with open(path / "labels.jsonl", "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row) + "\n")
@@ -188,7 +189,7 @@ def build_stills(renderer, root: Path, seed: int, count: int = STILLS_COUNT,
 
 
 def build_all(out: Path, seed: int, stills: int = STILLS_COUNT, only: list[str] | None = None,
-              stills_size: tuple[int, int] = (STILLS_W, STILLS_H)) -> list[Path]:
+              stills_size: tuple[int, int] = (STILLS_W, STILLS_H), stills_cameras: str = "any") -> list[Path]:
     import os
 
     os.environ.setdefault("LP_NUM_THREADS", "1")
@@ -204,7 +205,7 @@ def build_all(out: Path, seed: int, stills: int = STILLS_COUNT, only: list[str] 
             if target.exists():
                 shutil.rmtree(target)  # this command owns these folders; regenerate them whole
             if name == "stills":
-                made.append(build_stills(renderer, out, seed, stills, stills_size))
+                made.append(build_stills(renderer, out, seed, stills, stills_size, stills_cameras))
             else:
                 made.extend(build_scenario(renderer, out, name, seed))
             print(f"fixtures: {name} done", flush=True)
@@ -229,9 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stills-size", type=_size, default=(STILLS_W, STILLS_H), metavar="WxH",
                    help="frame size of the still set (default %(default)s; the product's camera gives "
                         "1280x720, where the same trays show every die twice as large)")
+    p.add_argument("--stills-cameras", choices=STILLS_CAMERAS, default="any",
+                   help="the cameras of the still set: 'any' camera over a table, blur and all (default), or "
+                        "'installed', the judge's tray as set up: a camera on an arm 0-15 degrees off straight "
+                        "down, focused, dice at rest (reader.synth.rolls.STILLS_CAMERAS)")
     p.add_argument("--only", nargs="*", help="regenerate only these scenarios")
     a = p.parse_args(argv)
-    made = build_all(a.out, a.seed, a.stills, a.only, a.stills_size)
+    made = build_all(a.out, a.seed, a.stills, a.only, a.stills_size, a.stills_cameras)
     size = sum(f.stat().st_size for f in a.out.rglob("*") if f.is_file())
     print(f"fixtures: {len(made)} recordings in {a.out}, {size / 1e6:.1f} MB")
     return 0

@@ -162,8 +162,10 @@ def _main_first(rows: list[dict]) -> list[dict]:
 def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = None,
                dice_spec: list[dict] | None = None, cocked_share: float = 0.06,
                camera: dict | None = None, surface: dict | None = None, tray: dict | None = None,
-               lights: dict | None = None) -> dict:
-    """A dice tray with walls and 0-12 dice (touching, leaning, partly out of frame)."""
+               lights: dict | None = None, max_off_vertical: float = 35.0) -> dict:
+    """A dice tray with walls and 0-12 dice (touching, leaning, partly out of frame).
+    `max_off_vertical`: the farthest the drawn camera leans off straight down (degrees); 35 takes
+    any camera over a table, a camera on an arm over the tray leans less."""
     surface = surface or sc.make_surface(rng)
     tray = tray or {"w": float(rng.uniform(180, 300)), "h": float(rng.uniform(130, 220)),
                     "wall_h": float(rng.uniform(15, 40))}
@@ -236,7 +238,7 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
             dice.append(d)
     lights = lights or sc.make_lights(rng)
     if camera is None:
-        off = float(35 * rng.random() ** 1.3)
+        off = float(max_off_vertical * rng.random() ** 1.3)
         # most tray cameras are set up with the tray's long side across the picture
         if rng.random() < 0.7:
             az = float(rng.choice([np.pi / 2, -np.pi / 2]) + rng.normal(0, np.radians(8)))

@@ -16,7 +16,7 @@ from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.seen import SeenLook
 from reader.vision.viewing import STEEP_LIMITS, CameraView
-from tray_fakes import GivenBoxes
+from tray_fakes import FixedLeaning, GivenBoxes
 
 W, H = 1280, 720
 VIEW = CameraView(90.0, lean=True)  # straight down: the camera's foot is the frame's middle
@@ -57,20 +57,8 @@ def reading(cx, cy, outcome, die="d20"):
     return DieReading(die, Box(cx - 40, cy - 40, cx + 40, cy + 40), outcome, 0.98)
 
 
-class _Leaning:
-    """A stand-in lean look's network: p(leaning) `p` for every die."""
-
-    meta = {"lean_threshold": 0.5}
-
-    def __init__(self, p):
-        self.p = p
-
-    def run(self, x, slant):
-        return [np.tile(np.log(np.clip(np.array([[1 - self.p, self.p]], np.float32), 1e-9, 1)), (len(x), 1))]
-
-
 def lean(p=0.05):
-    return LeanLook(_Leaning(p), 0.5)
+    return LeanLook(FixedLeaning(p), 0.5)
 
 
 def look(model=None, **kw):

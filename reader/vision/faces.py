@@ -30,6 +30,9 @@ ANGLES = (0.0, 90.0, 180.0, 270.0)
 # The reason a find the print check is sure of is refused with; a later look (the seen look, with the
 # camera described) leaves such a find as it is.
 PRINTED = "may be a printed mark, not a die"
+# The reason a face the views agree on is refused for a confidence under the threshold; a die the
+# camera is known to see near vertical may be decided again at a lower one (reader.vision.viewing.NearVertical).
+LOW_CONFIDENCE = "low confidence"
 
 
 def softmax(x: np.ndarray, t: float = 1.0) -> np.ndarray:
@@ -163,8 +166,12 @@ class FaceReader:
                                     float(printed[i])))
         return out
 
-    def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True) -> DieReading | None:
-        """Turn evidence into a reading; None when the 'die' is most likely not a die."""
+    def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True,
+               accept_by_die: dict[str, float] | None = None) -> DieReading | None:
+        """Turn evidence into a reading; None when the 'die' is most likely not a die.
+        `accept_by_die`: thresholds to accept at instead of the reader's own, per die type (the die
+        types it leaves out keep theirs): a die the camera is known to see near vertical
+        (reader.vision.viewing.NearVertical)."""
         probs = ev.type_probs.copy()
         if "none" in self.types:
             i_none = self.types.index("none")
@@ -187,8 +194,8 @@ class FaceReader:
         conf = float(p_type * ev.face_probs[vi] * (1.0 - ev.cocked))
         if not ev.views_agree:
             reason = "views disagree"
-        elif conf < self.accept_by_die.get(die, self.accept):
-            reason = "low confidence"
+        elif conf < (accept_by_die or {}).get(die, self.accept_by_die.get(die, self.accept)):
+            reason = LOW_CONFIDENCE
         elif self.state_check is not None and ev.cocked_check >= self.state_check.threshold:
             reason = "may be leaning"
         else:

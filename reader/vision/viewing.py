@@ -105,3 +105,50 @@ class CameraView:
                         f"seen {s:.0f} degrees off vertical: too steep to tell its top face", r.confidence))
             out.append(r)
         return out
+
+
+@dataclass(frozen=True)
+class NearVertical:
+    """Accept thresholds for the numeral dice a described camera sees near vertical, read with the lean
+    look (reader metadata "near_vertical": {"within_deg": {die: deg}, "accept_threshold_by_die": {die:
+    threshold}}).
+
+    Why: without a camera the reader's D20 threshold (0.94) refuses nearly every D20. A D20 seen over
+    about 21 degrees off vertical shows a neighbour face squarely and is read as surely as a top
+    face seen from above, so the calibration rule (at most 0.1% accepted wrong) is set by those dice
+    (models/reader.md, "Session 28": 11 of the 13 calibration D20 read wrong at 0.80 or more were seen
+    over 30 degrees off vertical). With the camera described, each die's angle is known from its place
+    in the frame. Within half the angle between a D20's neighbouring faces no neighbour looks at the
+    camera more squarely than the top face, and the dice seen there are held to thresholds set by
+    the same rule on calibration dice seen there alone (models/train/calibrate_near.py). A cocked die
+    seen from above can show a face as squarely as a flat one, and the reader's state head lets some
+    through; the lean look (reader.vision.lean), which knows the angle, calls most of them cocked.
+    The thresholds are set with its verdict and asked only with it: without it, they gave one more
+    cocked rendered die a value on two still sets (models/reader.md, "Session 32")."""
+
+    within_deg: dict
+    accept_by_die: dict
+
+    def __post_init__(self) -> None:
+        for die, t in self.accept_by_die.items():
+            if die not in self.within_deg:
+                raise DiceReaderError(f"near-vertical threshold for the {die} names no angle it holds within")
+            if not 0.0 < float(t) <= 1.0:
+                raise DiceReaderError(f"near-vertical threshold {t!r} for the {die}: give 0-1")
+
+    @classmethod
+    def from_meta(cls, meta: dict | None) -> "NearVertical | None":
+        """From the reader's metadata "near_vertical"; None where it has none."""
+        if not meta:
+            return None
+        try:
+            return cls({str(k): float(v) for k, v in meta["within_deg"].items()},
+                       {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()})
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DiceReaderError(f"reader metadata near_vertical {meta!r} is not angles and thresholds") from exc
+
+    def threshold(self, die: str, slant: float) -> float | None:
+        """The threshold to accept a `die` seen `slant` degrees off vertical at; None: the reader's own."""
+        if die in self.accept_by_die and slant <= self.within_deg[die]:
+            return self.accept_by_die[die]
+        return None

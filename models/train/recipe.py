@@ -21,7 +21,7 @@
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes51 --count 150 --seed 51
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes52 --count 150 --seed 52
     # reader v9's temperatures were also fitted on crops seeds 43 (all) and 44 (numerals), frames 53, 54;
-    # the thresholds for dice seen near vertical (calibrate_near, reader v17) are set on all eight
+    # the lean thresholds (calibrate_lean_thresholds, reader v17) are set on all eight
     python -m reader.synth.bulk crops  --out work/synth/calib_all43 --count 2400 --seed 43
     python -m reader.synth.bulk crops  --out work/synth/calib_num44 --count 2300 --seed 44 --mix numerals
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes53 --count 150 --seed 53
@@ -50,7 +50,7 @@
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
         [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--frames-minutes 0 0] \
-        [--print-check-sure 0.97] [--near-crops DIR=SEED:MIX ...]
+        [--print-check-sure 0.97] [--lean-threshold-crops DIR=SEED:MIX ...]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -75,10 +75,10 @@ thresholds (raised where it would accept more wrong calibration dice of a type),
 was taught from kept beside it as its state check (reader_state.onnx); and last of all the print check
 (train_print_check, reader v16): a small network on the whole look's features that tells the
 detector's finds on frames of printed marks from dice, added to reader.onnx as a fourth output; a
-find it is sure of is refused as print; then (reader v17) the thresholds for the numeral dice a
-described camera sees near vertical, read with the lean look (calibrate_near), into reader.onnx's
-metadata. Timings are for two CPU cores. The
-committed models were trained in stages of the same recipe (models/*.md say which; a stage may
+find it is sure of is refused as print; then (reader v17) the thresholds for a numeral die refused
+for low confidence, decided again with the lean look's p(leaning) where a described camera sees it
+within its type's angle (calibrate_lean_thresholds), into reader.onnx's metadata. Timings are for
+two CPU cores. The committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
 """
@@ -89,8 +89,8 @@ import argparse
 import shutil
 from pathlib import Path
 
-from models.train import (calib_set, calibrate, calibrate_near, calibrate_seen, export, single_boxes, train_detector,
-                          train_lean, train_print_check, train_reader, train_top_face)
+from models.train import (calib_set, calibrate, calibrate_lean_thresholds, calibrate_seen, export, single_boxes,
+                          train_detector, train_lean, train_print_check, train_reader, train_top_face)
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
@@ -184,12 +184,12 @@ def main(argv=None):
     ap.add_argument("--prints", type=Path, nargs="*",
                     default=[Path(f"work/synth/{n}") for n in ("prints81", "prints82s", "prints83", "prints84s")],
                     help="frames of printed marks (python -m reader.synth.prints) for the print check")
-    ap.add_argument("--near-crops", nargs="*",
+    ap.add_argument("--lean-threshold-crops", nargs="*",
                     default=["work/synth/calib_all=41:all", "work/synth/calib_num=42:numerals",
                              "work/synth/calib_all43=43:all", "work/synth/calib_num44=44:numerals"],
-                    help="crops rendered for calibration alone, DIR=SEED:MIX, for the thresholds of dice seen near "
-                         "vertical (calibrate_near; reader v17); none: not set")
-    ap.add_argument("--near-scenes", type=Path, nargs="*",
+                    help="crops rendered for calibration alone, DIR=SEED:MIX, for the lean thresholds "
+                         "(calibrate_lean_thresholds; reader v17); none: not set")
+    ap.add_argument("--lean-threshold-scenes", type=Path, nargs="*",
                     default=[Path(f"work/synth/calib_scenes{s}") for s in (51, 52, 53, 54)],
                     help="tray frames rendered for calibration alone, for the same")
     ap.add_argument("--print-check-sure", type=float, default=0.97,
@@ -302,11 +302,13 @@ def main(argv=None):
                                 "--lurig-boxes", str(w / "lurig_boxes.json"), "--synth", str(crops[0]),
                                 "--synth-limit", "6000", "--sure", str(args.print_check_sure),
                                 "--version", args.reader_version] + [a for p in prints for a in ("--prints", str(p))])
-    near = [c for c in args.near_crops if Path(c.partition("=")[0]).is_dir()]
-    if near and (m / "reader_lean.onnx").is_file():
-        calibrate_near.main(["--crops", *near, "--scenes", *[str(c) for c in args.near_scenes if c.is_dir()],
-                             "--lurig-faces", "models/train/lurig_values.json", "--lurig-boxes",
-                             str(w / "lurig_boxes.json"), "--models", str(m), "--out", str(m / "reader.onnx")])
+    calib = [c for c in args.lean_threshold_crops if Path(c.partition("=")[0]).is_dir()]
+    scenes = [str(c) for c in args.lean_threshold_scenes if c.is_dir()]
+    if calib and (m / "reader_lean.onnx").is_file():
+        calibrate_lean_thresholds.main(["--crops", *calib, "--scenes", *scenes, "--lurig-faces",
+                                        "models/train/lurig_values.json", "--lurig-boxes", str(w / "lurig_boxes.json"),
+                                        "--models", str(m), "--out", str(m / "reader.onnx")])
+
 
 def seen_look(args, w: Path, m: Path) -> None:
     """The seen look (reader.vision.seen): from the reader's weights, the D20 alone on the first

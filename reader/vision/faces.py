@@ -30,8 +30,8 @@ ANGLES = (0.0, 90.0, 180.0, 270.0)
 # The reason a find the print check is sure of is refused with; a later look (the seen look, with the
 # camera described) leaves such a find as it is.
 PRINTED = "may be a printed mark, not a die"
-# The reason a face the views agree on is refused for a confidence under the threshold; a die the
-# camera is known to see near vertical may be decided again at a lower one (reader.vision.viewing.NearVertical).
+# The reason a face the views agree on is refused for a confidence under the threshold; with the camera
+# described, such a die may be decided again with the lean look (reader.vision.lean.LeanThresholds).
 LOW_CONFIDENCE = "low confidence"
 
 
@@ -170,8 +170,8 @@ class FaceReader:
                accept_by_die: dict[str, float] | None = None) -> DieReading | None:
         """Turn evidence into a reading; None when the 'die' is most likely not a die.
         `accept_by_die`: thresholds to accept at instead of the reader's own, per die type (the die
-        types it leaves out keep theirs): a die the camera is known to see near vertical
-        (reader.vision.viewing.NearVertical)."""
+        types it leaves out keep theirs): a die decided again with the lean look's p(leaning)
+        (reader.vision.lean.LeanThresholds)."""
         probs = ev.type_probs.copy()
         if "none" in self.types:
             i_none = self.types.index("none")

@@ -14,7 +14,9 @@ roll again. The other way too: a die the state head calls cocked, which the lean
 standing flat (under FLAT_BELOW), is read again, its p(leaning) in place of the state head's
 p(cocked). Seen obliquely, a flat die shows a side face, and the state head, which does not know
 the camera, takes it for a lean: at 1280x720, with each frame's camera, 143 flat dice of the
-renders were called cocked. Without a camera set-up nothing changes.
+renders were called cocked. And a die the reader refused for low confidence alone is decided again
+with its p(leaning) in place of p(cocked), at thresholds set for such readings (LeanThresholds).
+Without a camera set-up nothing changes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from reader.errors import DiceReaderError
 from reader.reading import Cocked, DieReading
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
 from reader.vision.faces import softmax
@@ -82,3 +85,50 @@ class LeanLook:
             if pi >= self.threshold:
                 out[i] = replace(readings[i], outcome=Cocked(round(float(pi), 4)))
         return out
+
+
+@dataclass(frozen=True)
+class LeanThresholds:
+    """Accept thresholds for a die refused for low confidence alone, decided again with the lean
+    look's p(leaning) in place of the state head's p(cocked) (reader metadata "lean_thresholds":
+    {"within_deg": {die: deg}, "accept_threshold_by_die": {die: threshold}}), where the camera sees
+    the die within its type's angle.
+
+    Why: the reader's confidence is p(type) x p(face) x (1 - p(cocked)), its thresholds set on
+    calibration dice seen from every angle with no camera known. Seen obliquely, a flat die shows a
+    side face, and the state head takes it for a lean: its p(cocked) of 0.2-0.4 costs a die read
+    right that much. And the D20's threshold (0.94) is set by D20 seen over 21 degrees off vertical,
+    which show a neighbour face squarely and are read wrong as surely as others are read right
+    (models/reader.md, "Session 28"). With the camera described, the lean look, which knows the angle,
+    says how much a die leans, and each die's angle is known. Within the angle where the reader
+    decides (the steep limits; the D20 to 21 degrees, half its face angle, beyond which the seen look
+    reads it) the dice read so are held to thresholds set on calibration dice read the same way:
+    none of them read wrong, none cocked given a value (models/train/calibrate_lean_thresholds.py;
+    models/reader.md, "Session 32")."""
+
+    within_deg: dict
+    accept_by_die: dict
+
+    def __post_init__(self) -> None:
+        for die, t in self.accept_by_die.items():
+            if die not in self.within_deg:
+                raise DiceReaderError(f"lean threshold for the {die} names no angle it holds within")
+            if not 0.0 < float(t) <= 1.0:
+                raise DiceReaderError(f"lean threshold {t!r} for the {die}: give 0-1")
+
+    @classmethod
+    def from_meta(cls, meta: dict | None) -> "LeanThresholds | None":
+        """From the reader's metadata "lean_thresholds"; None where it has none."""
+        if not meta:
+            return None
+        try:
+            return cls({str(k): float(v) for k, v in meta["within_deg"].items()},
+                       {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()})
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DiceReaderError(f"reader metadata lean_thresholds {meta!r} is not angles and thresholds") from exc
+
+    def threshold(self, die: str, slant: float) -> float | None:
+        """The threshold for a `die` seen `slant` degrees off vertical; None: not decided again."""
+        if die in self.accept_by_die and slant <= self.within_deg[die]:
+            return self.accept_by_die[die]
+        return None

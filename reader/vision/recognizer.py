@@ -20,12 +20,12 @@ from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
-from reader.vision.lean import LeanLook
+from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
 from reader.vision.seen import SeenLook
 from reader.vision.topface import TopFaceLook
-from reader.vision.viewing import STEEP_LIMITS, CameraView, NearVertical
+from reader.vision.viewing import STEEP_LIMITS, CameraView
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
 # filling the image sat at the top of that range and its box came out short (crops-fickett: median
@@ -44,7 +44,8 @@ SEEN_MODEL = "reader_seen.onnx"
 
 class Recognizer:
     def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
-                 lean: LeanLook | None = None, seen: SeenLook | None = None, near: NearVertical | None = None):
+                 lean: LeanLook | None = None, seen: SeenLook | None = None,
+                 lean_thresholds: LeanThresholds | None = None):
         self.detector = detector
         self.faces = faces
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
@@ -55,9 +56,9 @@ class Recognizer:
         # the seen look (reader.vision.seen): with the lean look, the numeral dice read from the
         # camera's side; None: the steep limits refuse the dice seen too steeply
         self.seen = seen
-        # with the camera described and the lean look asked, the thresholds for dice seen near vertical
-        # (the reader's metadata "near_vertical"); None: the reader's own thresholds wherever a die is seen
-        self.near = near
+        # with the lean look, the thresholds for a die refused for low confidence, decided again with
+        # its p(leaning) in place of p(cocked) (the reader's metadata "lean_thresholds"); None: not
+        self.lean_thresholds = lean_thresholds
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -73,7 +74,7 @@ class Recognizer:
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
         seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
         return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
-                   lean=lean, seen=seen, near=NearVertical.from_meta(reader.meta.get("near_vertical")))
+                   lean=lean, seen=seen, lean_thresholds=LeanThresholds.from_meta(reader.meta.get("lean_thresholds")))
 
     @property
     def versions(self) -> dict:
@@ -112,8 +113,8 @@ class Recognizer:
         evs = self.faces.evidence(image, boxes, not looks)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
         if looks:
-            if self.near is not None:
-                found = self._read_near_vertical(image, boxes, evs, found)
+            if self.lean_thresholds is not None:
+                found = self._read_unsure_again(image, boxes, evs, found)
             found = self._read_flat_again(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, not looks) if r is not None]
         seen = self.seen if looks else None
@@ -131,21 +132,25 @@ class Recognizer:
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
-    def _read_near_vertical(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
-                            found: list[DieReading | None]) -> list[DieReading | None]:
-        """The dice refused for low confidence that the described camera sees near vertical, decided
-        again from the same evidence at the thresholds for such dice (reader.vision.viewing.NearVertical),
-        before the lean look judges them."""
+    def _read_unsure_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
+                           found: list[DieReading | None]) -> list[DieReading | None]:
+        """The dice refused for low confidence alone, seen within their type's angle, decided again from
+        the same evidence with the lean look's p(leaning) in place of the state head's p(cocked), at
+        the thresholds set for such readings (reader.vision.lean.LeanThresholds)."""
         h, w = image.shape[:2]
-        out = list(found)
+        unsure = []
         for i, r in enumerate(found):
-            if r is None or not isinstance(r.outcome, Unreadable) or r.outcome.reason != LOW_CONFIDENCE:
-                continue
-            t = self.near.threshold(r.die, self.view.slant(*boxes[i].center, w, h))
-            if t is not None:
-                again = self.faces.decide(evs[i], boxes[i], accept_by_die={r.die: t})
-                if again is not None and isinstance(again.outcome, Face):
-                    out[i] = again
+            if r is not None and isinstance(r.outcome, Unreadable) and r.outcome.reason == LOW_CONFIDENCE:
+                t = self.lean_thresholds.threshold(r.die, self.view.slant(*boxes[i].center, w, h))
+                if t is not None:
+                    unsure.append((i, t))
+        out = list(found)
+        p = self.lean.p_leaning(image, [tuple(boxes[i]) for i, _ in unsure], self.view)
+        for (i, t), pi in zip(unsure, p):
+            again = self.faces.decide(replace(evs[i], cocked=float(pi)), boxes[i], allow_none=False,
+                                      accept_by_die={found[i].die: t})
+            if isinstance(again.outcome, Face):
+                out[i] = again
         return out
 
     def _read_flat_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],

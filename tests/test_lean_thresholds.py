@@ -1,0 +1,124 @@
+"""A die refused for low confidence alone, decided again with the lean look's p(leaning) in place of the
+state head's p(cocked) (reader.vision.lean.LeanThresholds): only with the camera described and the
+lean look asked for, only within its type's angle. A stand-in reader reads every die as a D20
+showing 14 with p(type) 0.95 and p(face) 0.95 and a p(cocked) of 0.3 (confidence 0.63, under the
+reader's own D20 threshold, 0.94); the stand-in lean look's p(leaning) 0.01 gives 0.89, over the
+D20's lean threshold here (0.88). The committed thresholds on the committed stills:
+tests/test_recognizer.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reader.errors import DiceReaderError
+from reader.reading import Cocked, Face, Unreadable
+from reader.vision.faces import FaceEvidence, FaceReader
+from reader.vision.lean import LeanLook, LeanThresholds
+from reader.vision.recognizer import Recognizer
+from reader.vision.viewing import CameraView
+from tray_fakes import FixedLeaning, GivenBoxes
+
+W, H = 1280, 720
+THRESHOLDS = LeanThresholds({"d20": 21.0}, {"d20": 0.88})
+
+
+class _FaintD20(FaceReader):
+    """Every die a D20 showing 14: p(type) 0.95, p(face) 0.95, p(cocked) 0.3, views agreeing."""
+
+    def __init__(self, agree=True):
+        class _Meta:
+            meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.85,
+                    "accept_threshold_by_die": {"d20": 0.94}, "cocked_threshold": 0.4}
+        super().__init__(_Meta())
+        self.agree = agree
+
+    def evidence(self, image, boxes, check_state=True):
+        tp = np.array([0.0, 0.0, 0.0, 0.0, 0.05, 0.95, 0.0])
+        fp = np.full(20, 0.05 / 19)
+        fp[13] = 0.95
+        return [FaceEvidence(tp, fp, 0.3, self.agree) for _ in boxes]
+
+
+def frame():
+    img = np.full((H, W, 3), 90, np.uint8)
+    img[320:400, 600:680] = 255
+    img[320:400, 898:978] = 255
+    return img
+
+
+MIDDLE = (600.0, 320.0, 680.0, 400.0)   # seen straight down by a camera straight down
+OFF = (898.0, 320.0, 978.0, 400.0)     # 25 degrees off vertical by a 90-degree camera: within the steep limit
+
+
+@pytest.mark.parametrize("die, slant, expected", [
+    pytest.param("d20", 0.0, 0.88, id="seen straight down"),
+    pytest.param("d20", 21.0, 0.88, id="at the edge of its cone"),
+    pytest.param("d20", 21.5, None, id="beyond it: the reader's own"),
+    pytest.param("d12", 5.0, None, id="a type it names no threshold for"),
+])
+def test_the_threshold_holds_within_its_types_angle(die, slant, expected):
+    assert THRESHOLDS.threshold(die, slant) == expected
+
+
+@pytest.mark.parametrize("meta, ok", [
+    pytest.param(None, True, id="no metadata: none"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88}}, True, id="angles and thresholds"),
+    pytest.param({"within_deg": {}, "accept_threshold_by_die": {"d20": 0.88}}, False, id="a threshold with no angle"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 1.5}}, False, id="a threshold over 1"),
+    pytest.param({"accept_threshold_by_die": {"d20": 0.88}}, False, id="no angles at all"),
+])
+def test_the_readers_metadata_is_taken_or_refused_plainly(meta, ok):
+    if ok:
+        found = LeanThresholds.from_meta(meta)
+        assert found is None if meta is None else found.threshold("d20", 0.0) == 0.88
+    else:
+        with pytest.raises(DiceReaderError):
+            LeanThresholds.from_meta(meta)
+
+
+@pytest.mark.parametrize("view, box, p_leaning, agree, expected", [
+    pytest.param(None, MIDDLE, 0.01, True, None, id="no camera: the reader's threshold refuses it"),
+    pytest.param(CameraView(90.0), MIDDLE, 0.01, True, None, id="camera without the lean look: refused"),
+    pytest.param(CameraView(90.0, lean=True), MIDDLE, 0.01, True, 14, id="camera and lean look, seen straight down: read"),
+    pytest.param(CameraView(90.0, lean=True), OFF, 0.01, True, None, id="seen 25 degrees off vertical: refused"),
+    pytest.param(CameraView(90.0, lean=True), MIDDLE, 0.3, True, None, id="the lean look doubts it too: refused"),
+    pytest.param(CameraView(90.0, lean=True), MIDDLE, 0.9, True, None, id="the lean look finds it leaning: refused"),
+    pytest.param(CameraView(90.0, lean=True), MIDDLE, 0.01, False, None, id="views disagree: not decided again"),
+])
+def test_an_unsure_d20_is_read_again_only_with_the_camera_and_the_lean_look(view, box, p_leaning, agree, expected):
+    rec = Recognizer(GivenBoxes([box]), _FaintD20(agree), view=view, lean=LeanLook(FixedLeaning(p_leaning), 0.5),
+                     lean_thresholds=THRESHOLDS)
+    (r,) = rec.read_frame(frame())
+    if expected is None:
+        assert r.value is None and isinstance(r.outcome, (Unreadable, Cocked))
+    else:
+        assert isinstance(r.outcome, Face) and r.value == expected
+        assert r.confidence == pytest.approx(0.95 * 0.95 * 0.99, abs=1e-3)
+
+
+def _rows(*specs):
+    """Calibration readings: (die read, degrees off vertical, confidence decided again, flat die read
+    wrong, cocked, the release accepts it)."""
+    return [{"die": d, "slant": s, "conf": c, "wrong": w, "cocked": k, "released": r, "source": "synth-crops"}
+            for d, s, c, w, k, r in specs]
+
+
+RIGHT = [("d20", 5.0, float(c), False, False, False) for c in np.linspace(0.6, 0.99, 200)]
+
+
+@pytest.mark.parametrize("extra, expected", [
+    pytest.param([], 0.5, id="no wrong reading: the floor"),
+    pytest.param([("d20", 5.0, 0.9, True, False, False)], 0.901, id="a flat die read wrong at 0.90: just over it"),
+    pytest.param([("d20", 30.0, 0.93, True, False, False)], 0.5, id="a wrong die seen beyond its angle: not counted"),
+    pytest.param([("d20", 5.0, 0.91, False, True, False)], 0.911, id="a cocked die at 0.91: over it"),
+    pytest.param([("d20", 5.0, 0.0, True, False, True)], 0.5, id="a wrong die the release accepts: its own"),
+])
+def test_the_dice_decided_again_add_no_wrong_reading_and_no_cocked_die(extra, expected):
+    pytest.importorskip("torch")  # the calibration replays rendered crops' angles with the training tools
+    from models.train.calibrate_lean_thresholds import lean_thresholds
+
+    found = lean_thresholds(_rows(*RIGHT, *extra), {"d20": 21.0})["d20"]
+    assert found["threshold"] == pytest.approx(expected, abs=1e-3)
+    assert found["wrong"] == found["wrong_at_release"] and found["cocked_valued"] == found["cocked_valued_at_release"]
+    assert found["right"] > found["right_at_release"]

@@ -97,6 +97,18 @@ def test_an_unsure_d20_is_read_again_only_with_the_camera_and_the_lean_look(view
         assert r.confidence == pytest.approx(0.95 * 0.95 * 0.99, abs=1e-3)
 
 
+@pytest.mark.parametrize("view, expected", [
+    pytest.param(None, None, id="no camera: the reader's threshold refuses it"),
+    pytest.param(CameraView(60.0, lean=True), 14, id="taken by the described camera, the lean look asked: read"),
+])
+def test_a_photo_of_one_die_is_judged_by_the_described_camera_too(view, expected):
+    img = np.full((120, 120, 3), 90, np.uint8)
+    img[20:100, 20:100] = 255
+    rec = Recognizer(GivenBoxes([(20.0, 20.0, 100.0, 100.0)]), _FaintD20(), view=view,
+                     lean=LeanLook(FixedLeaning(0.01), 0.5), lean_thresholds=THRESHOLDS)
+    assert rec.read_single(img).value == expected
+
+
 def _rows(*specs):
     """Calibration readings: (die read, degrees off vertical, confidence decided again, flat die read
     wrong, cocked, the release accepts it)."""

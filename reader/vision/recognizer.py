@@ -101,9 +101,7 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
-        looks = self.view is not None and self.view.lean  # the looks that need the camera described right
-        if looks and self.lean is None:
-            raise DiceReaderError(f"the lean look was asked for, but the models have no {LEAN_MODEL}")
+        looks = self._looks()
         # The state check (reader.vision.faces.StateCheck) is not asked under the lean look, the better
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
         # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
@@ -113,10 +111,30 @@ class Recognizer:
         evs = self.faces.evidence(image, boxes, not looks)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
         if looks:
-            if self.lean_thresholds is not None:
-                found = self._read_unsure_again(image, boxes, evs, found)
-            found = self._read_flat_again(image, boxes, evs, found)
+            found = self._read_again_with_lean(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, not looks) if r is not None]
+        readings = self._judge_with_the_camera(image, readings, looks)
+        readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
+        return readings
+
+    def _looks(self) -> bool:
+        """Are the looks that need the camera described right asked for (CameraView.lean)?"""
+        looks = self.view is not None and self.view.lean
+        if looks and self.lean is None:
+            raise DiceReaderError(f"the lean look was asked for, but the models have no {LEAN_MODEL}")
+        return looks
+
+    def _read_again_with_lean(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
+                              found: list[DieReading | None]) -> list[DieReading | None]:
+        """With the lean look: the dice refused for low confidence alone, and those called cocked that
+        it finds standing flat, decided again from the same evidence with its p(leaning)."""
+        if self.lean_thresholds is not None:
+            found = self._read_unsure_again(image, boxes, evs, found)
+        return self._read_flat_again(image, boxes, evs, found)
+
+    def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
+        """The seen look's reading (with the looks), pieces refused, and, with a camera described, the
+        dice seen too steeply refused and (with the looks) the leaning ones called cocked."""
         seen = self.seen if looks else None
         judged: frozenset[int] = frozenset()
         if seen is not None:  # after the pieces are joined, a joined die is read from the camera's side too
@@ -129,7 +147,6 @@ class Recognizer:
             readings = self.view.refuse_steep(readings, image.shape[1], image.shape[0], limits)
             if looks:
                 readings = self.lean.refuse_leaning(image, readings, self.view, judged)
-        readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
     def _read_unsure_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
@@ -183,7 +200,8 @@ class Recognizer:
         return out
 
     def read_single(self, image: np.ndarray) -> DieReading:
-        """The image shows one die, which may fill it."""
+        """The image shows one die, which may fill it. With a camera described, the photo is taken as its
+        frame: the die is refused where it is seen too steeply and, with the looks, judged by them."""
         image = self._check(image)
         h, w = image.shape[:2]
         candidates = [(0.0, 0.0, float(w), float(h))]
@@ -198,7 +216,10 @@ class Recognizer:
         def die_prob(ev):
             return 1.0 - (ev.type_probs[none_i] if none_i is not None else 0.0)
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
-        reading = self.faces.decide(evidence[k], Box(*candidates[k]), allow_none=False)
-        if reading is None:  # pragma: no cover - allow_none=False never returns None
-            return DieReading("d6", Box(*candidates[k]), Unreadable("no die found"), 0.0)
+        box = Box(*candidates[k])
+        reading = self.faces.decide(evidence[k], box, allow_none=False)
+        if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
+            looks = self._looks()
+            found = self._read_again_with_lean(image, [box], [evidence[k]], [reading]) if looks else [reading]
+            reading = self._judge_with_the_camera(image, found, looks)[0]
         return reading

@@ -159,3 +159,38 @@ def test_die_hidden_behind_the_near_wall_gets_no_label():
     assert sc.scene_labels(scene) == []
     die["t"][0] = 0.0  # in the open
     assert [r["value"] for r in sc.scene_labels(scene)] == [3]
+
+
+def _luminance(rgb) -> float:
+    return float(np.dot(np.asarray(rgb, float), [0.2126, 0.7152, 0.0722]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_room_lights_light_the_dice_more_evenly_and_change_nothing_else(seed):
+    # a face tilted 41.8 degrees (a D20's neighbour of its top face) against the top face: its share
+    # of the diffuse light rises, the key light, which shades it, falls, and the scene is otherwise
+    # the one its seed gave (the dice, their poses, the camera, the labels)
+    base = crop_scene(np.random.default_rng([seed, 0, 1]), size=128, classes=CROP_CLASSES)
+    room = crop_scene(np.random.default_rng([seed, 0, 1]), size=128, classes=CROP_CLASSES)
+    sc.room_lights(room, np.random.default_rng([seed, 0, 9]))
+    assert room["labels"] == base["labels"] and room["camera"]["view"] == base["camera"]["view"]
+    assert len(room["lights"]) <= sc.MAX_LIGHTS
+    key_share = [_luminance(s["lights"][0]["color"]) / _luminance(s["sky"]) for s in (base, room)]
+    assert key_share[1] < key_share[0]
+    tilt = np.cos(np.radians(41.8)) * 0.5 + 0.5  # the shader's hemisphere mix for that face
+    side_over_top = [_luminance(np.array(s["ground"]) + (np.array(s["sky"]) - np.array(s["ground"])) * tilt)
+                     / _luminance(s["sky"]) for s in (base, room)]
+    assert side_over_top[1] >= side_over_top[0]
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["scenes", "--light", "room"], id="room light relights crops, not tray frames"),
+    pytest.param(["crops", "--light", "studio"], id="a lighting it does not know"),
+])
+def test_bulk_refuses_a_lighting_it_cannot_apply(tmp_path, args, capsys):
+    from reader.synth.bulk import _run
+
+    with pytest.raises(SystemExit):
+        _run([*args, "--out", str(tmp_path / "out"), "--count", "1"])
+    assert "light" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

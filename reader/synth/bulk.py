@@ -95,7 +95,7 @@ LEAN_COCKED_SHARE = 0.35
 
 def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
-              glyphs: str = "base", lean: bool = False) -> tuple[np.ndarray, dict, dict]:
+              glyphs: str = "base", lean: bool = False, light: str = "base") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
@@ -114,6 +114,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         scene = crop_scene(rng, size=size, classes=MIXES[mix])
     if glyphs == "varied":
         vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
+    if light == "room":
+        from reader.synth.scene import room_lights
+
+        room_lights(scene, np.random.default_rng([seed, index, 9]))
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -145,7 +149,8 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
-             resample_min: float | None = None, glyphs: str = "base", lean: bool = False) -> dict:
+             resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
+             light: str = "base") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -155,7 +160,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean)
+                         glyphs, lean, light)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -183,7 +188,7 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs, lean=False) -> dict:
+              glyphs, lean=False, light="base") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -210,7 +215,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             marker.write_text(name + "\n")  # for supervise(), watching from outside
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -273,6 +278,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
                         "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
                         "(reader/synth/glyphs.py)")
+    p.add_argument("--light", choices=["base", "room"], default="base",
+                   help="crops: the lights as drawn (default, every earlier seed) or room: much of the light "
+                        "diffuse, the key light weaker, weak lights low around, so the faces around the top "
+                        "face are lit about as brightly as real dice' are (reader.synth.scene.room_lights)")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -290,12 +299,14 @@ def _run(argv: list[str]) -> int:
         p.error("--mix chooses the dice of crops; scenes always hold every kind")
     if a.glyphs != "base" and kind != "crops":
         p.error("--glyphs varies the numerals of crops")
+    if a.light != "base" and kind != "crops":
+        p.error("--light relights crops")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
-                   resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean)
+                   resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

@@ -218,6 +218,34 @@ def make_lights(rng) -> dict:
             "shadow_strength": float(rng.uniform(0.55, 0.95)), "shadow_soft": float(rng.uniform(0.8, 3.5))}
 
 
+MAX_LIGHTS = 3  # the renderer's shader takes this many point lights
+
+
+def room_lights(scene: dict, rng) -> None:
+    """Light `scene` as a room does (in place): much of the light diffuse, from the ceiling, the walls and
+    a pale table bouncing it back, the key light weaker, and one to three weak lights low around.
+
+    Why: seen from above, the faces around a real die's top face are about as bright as the top face
+    (ring/centre luminance, median: type-lurig's D8, D10, D20 0.94-0.99, crops-fickett's blue D20
+    1.03), while make_lights' strong key and low ambient shade them darker (rendered D20 0.83), with
+    hard shading edges between the facets. Drawn from its own `rng` after the scene is laid out, so
+    the scene is otherwise the one its seed gave."""
+    for light in scene["lights"]:
+        light["color"] = [float(c * rng.uniform(0.3, 0.7)) for c in light["color"]]
+    sky = np.array(scene["sky"], float)
+    sky = sky / max(float(sky.max()), 1e-6) * float(rng.uniform(0.55, 1.0))
+    scene["sky"] = sky.tolist()
+    scene["ground"] = (sky * float(rng.uniform(0.7, 0.95))).tolist()
+    tone = np.array(scene["lights"][0]["color"], float)
+    tone = tone / max(float(tone.max()), 1e-6)
+    extra = int(rng.integers(1, 4))
+    for _ in range(min(extra, MAX_LIGHTS - len(scene["lights"]))):
+        el, az = np.radians(rng.uniform(15, 50)), rng.uniform(0, 2 * np.pi)
+        scene["lights"].append({"dir": [float(np.cos(el) * np.cos(az)), float(np.cos(el) * np.sin(az)), float(np.sin(el))],
+                                "color": [float(c * rng.uniform(0.08, 0.25)) for c in tone],
+                                "distance": float(rng.uniform(300, 900))})
+
+
 def make_surface(rng, kind: str | None = None) -> dict:
     kind = kind or str(rng.choice(SURFACES, p=[0.22, 0.16, 0.2, 0.16, 0.14, 0.12]))
     tex_id = int(rng.integers(N_SURFACE_IDS))

@@ -19,9 +19,9 @@ it), given p(type) x p(face) x (1 - p(leaning)). A die's angle: a rendered crop'
 (replayed from its seed: its die is at the middle of the picture), a rendered frame's die's place
 under that frame's camera, type-lurig's faces (photographed from above) 0.
 
-Per die type (--dice; the numeral dice by default) the threshold is the lowest (0.5 or over) at which the dice decided again give no
-flat die a wrong type or face and no cocked die a value: the release's wrong readings stay the only
-ones. A type whose dice decided again reach none of it is left out.
+Per die type (--dice; the numeral dice by default) the threshold is the lowest (0.5 or over) at
+which the dice decided again give no flat die a wrong type or face and no cocked die a value: the
+release's wrong readings stay the only ones. A type whose dice decided again reach none of it is left out.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from models.train.calibrate import box_with_error, threshold_over
+from models.train.calibrate_seen import BOX_ERROR, crops_of
 from models.train.export import restamp
 from models.train.reader_data import lurig_values
 from reader.reading import Box, Face, Unreadable
@@ -43,7 +44,6 @@ from reader.vision.onnx_model import models_dir
 from reader.vision.recognizer import LEAN_MODEL, Recognizer
 from reader.vision.viewing import STEEP_LIMITS, CameraView
 
-BOX_ERROR = (0.65, 1.3)  # detector box side / die side, as calibrate.py draws it
 DICE = ("d6", "d8", "d10", "d12", "d20")
 # The D6 is left out by default: with a threshold set so (0.936), the 1280x720 stills read with their
 # cameras and the lean look gave one more cocked die a value (a blurred D6 tipped under the camera,
@@ -53,16 +53,8 @@ DEFAULT_DICE = ("d8", "d10", "d12", "d20")
 
 def crop_dice(folder: Path, seed: int, mix: str) -> list[tuple]:
     """(image, main die's label, degrees off vertical, source, turn to the camera's foot) of a `bulk
-    crops` folder."""
-    from models.train.train_lean import replayed_angles
-
-    angles = replayed_angles(folder, seed, mix)
-    out = []
-    for line in (folder / "labels.jsonl").read_text().splitlines():
-        if line.strip():
-            r = json.loads(line)
-            out.append((folder / r["image"], r["dice"][0], angles[r["image"]], "synth-crops", 0.0))
-    return out
+    crops` folder (calibrate_seen.crops_of, which replays the angles; a crop's foot is below it)."""
+    return [(path, d, angle, "synth-crops", 0.0) for path, d, angle in crops_of(folder, f"{seed}:{mix}")]
 
 
 def scene_dice(folder: Path) -> list[tuple]:
@@ -78,7 +70,8 @@ def scene_dice(folder: Path) -> list[tuple]:
         for d in r["dice"]:
             x0, y0, x1, y1 = d["box"]
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-            out.append((folder / r["image"], d, view.slant(cx, cy, w, h), "synth-scenes", view.turn_to_foot(cx, cy, w, h)))
+            out.append((folder / r["image"], d, view.slant(cx, cy, w, h), "synth-scenes",
+                        view.turn_to_foot(cx, cy, w, h)))
     return out
 
 
@@ -146,9 +139,11 @@ def lean_thresholds(rows: list[dict], within: dict) -> dict:
         took = released | (conf >= thr)
         src = np.array([r["source"] for r in near])
         out[die] = {"threshold": round(float(thr), 3), "dice": len(near),
-                    "right_at_release": int((released & ~wrong & ~cocked).sum()), "right": int((took & ~wrong & ~cocked).sum()),
+                    "right_at_release": int((released & ~wrong & ~cocked).sum()),
+                    "right": int((took & ~wrong & ~cocked).sum()),
                     "wrong_at_release": int((released & wrong).sum()), "wrong": int((took & wrong).sum()),
-                    "cocked_valued_at_release": int((released & cocked).sum()), "cocked_valued": int((took & cocked).sum()),
+                    "cocked_valued_at_release": int((released & cocked).sum()),
+                    "cocked_valued": int((took & cocked).sum()),
                     "by_source": {str(s): int((src == s).sum()) for s in sorted(set(src))}}
     return out
 
@@ -160,7 +155,8 @@ def main(argv=None):
     ap.add_argument("--scenes", type=Path, nargs="*", default=[], help="bulk scenes folders no network learnt from")
     ap.add_argument("--lurig-faces", type=Path, default=None, help="type-lurig's faces read by eye (lurig_values.json)")
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
-                    help="the detector's box in each type-lurig photo (models.train.single_boxes); the whole photo without")
+                    help="the detector's box in each type-lurig photo (models.train.single_boxes); "
+                         "the whole photo without")
     ap.add_argument("--dice", nargs="+", default=list(DEFAULT_DICE), choices=DICE,
                     help="the die types decided again (default: the numeral dice)")
     ap.add_argument("--within", nargs="*", default=[], metavar="DIE=DEG",
@@ -176,7 +172,8 @@ def main(argv=None):
     release = models_dir(args.models)
     rec = Recognizer.load(release)
     if rec.lean is None:
-        raise SystemExit(f"calibrate_lean_thresholds: {release} has no {LEAN_MODEL}; the dice are decided again with it")
+        raise SystemExit(f"calibrate_lean_thresholds: {release} has no {LEAN_MODEL}; "
+                         "the dice are decided again with it")
     seen_from = rec.seen.from_deg if rec.seen is not None else {}
     within = {d: min(STEEP_LIMITS[d], seen_from.get(d, STEEP_LIMITS[d])) for d in args.dice}
     for item in args.within:
@@ -201,7 +198,8 @@ def main(argv=None):
     rows = read_all(rec, dice, args.seed)
     found = lean_thresholds(rows, within)
     for die, f in found.items():
-        print(f"{die}: within {within[die]:g} degrees, {f['dice']} dice {f['by_source']}; threshold {f['threshold']:.3f}: "
+        print(f"{die}: within {within[die]:g} degrees, {f['dice']} dice {f['by_source']}; "
+              f"threshold {f['threshold']:.3f}: "
               f"right {f['right_at_release']} -> {f['right']}, wrong {f['wrong_at_release']} -> {f['wrong']}, "
               f"cocked valued {f['cocked_valued_at_release']} -> {f['cocked_valued']}")
     kept = {d: f["threshold"] for d, f in found.items() if f["right"] > f["right_at_release"]}
@@ -212,7 +210,8 @@ def main(argv=None):
             "within_deg": {d: within[d] for d in kept}, "accept_threshold_by_die": kept,
             "calibration": {"box_error": list(BOX_ERROR), "lean_threshold": rec.lean.threshold,
                             "sources": sorted({r["source"] for r in rows}),
-                            "figures": {d: {k: v for k, v in f.items() if k != "by_source"} for d, f in found.items()}}}}
+                            "figures": {d: {k: v for k, v in f.items() if k != "by_source"}
+                                        for d, f in found.items()}}}}
         if args.version:
             meta["version"] = args.version
         restamp(release / "reader.onnx", args.out, meta)

@@ -163,11 +163,11 @@ def write_stills(writer, renderer, seed: int, count: int, width: int, height: in
     if cameras not in STILLS_CAMERAS:
         raise ValueError(f"cameras must be one of {STILLS_CAMERAS}, not {cameras!r}")
     installed = cameras == "installed"
+    camera = {"max_off_vertical": INSTALLED_MAX_OFF} if installed else {}  # "any": tray_scene's own
     rows = []
     for i in range(count):
         rng = np.random.default_rng([seed, i, 3])
-        scene = tray_scene(rng, width=width, height=height,
-                           max_off_vertical=INSTALLED_MAX_OFF if installed else 35.0)
+        scene = tray_scene(rng, width=width, height=height, **camera)
         fx = sample_fx(rng, float(rng.uniform(0.2, 0.8)))
         if installed:
             fx = _installed_fx(fx, rng)

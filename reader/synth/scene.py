@@ -198,6 +198,12 @@ def make_camera(target, off_vertical_deg: float, azimuth: float, distance: float
             "off_vertical_deg": off_vertical_deg, "azimuth": azimuth, "intrinsics": k}
 
 
+def _light_dir(elevation: float, azimuth: float) -> list[float]:
+    """The unit vector toward a light `elevation` radians over the table, at `azimuth`."""
+    return [float(np.cos(elevation) * np.cos(azimuth)), float(np.cos(elevation) * np.sin(azimuth)),
+            float(np.sin(elevation))]
+
+
 def make_lights(rng) -> dict:
     n = int(rng.choice([1, 2, 3], p=[0.45, 0.35, 0.2]))
     temp = rng.uniform(0, 1)  # 0 warm .. 1 cool
@@ -208,7 +214,7 @@ def make_lights(rng) -> dict:
         az = rng.uniform(0, 2 * np.pi)
         col = warm + (cool - warm) * np.clip(temp + rng.normal(0, 0.15), 0, 1)
         inten = rng.uniform(0.75, 1.3) if i == 0 else rng.uniform(0.1, 0.5)
-        lights.append({"dir": [float(np.cos(el) * np.cos(az)), float(np.cos(el) * np.sin(az)), float(np.sin(el))],
+        lights.append({"dir": _light_dir(el, az),
                        "color": [float(c * inten) for c in col],
                        "distance": float(rng.uniform(150, 900))})
     amb = rng.uniform(0.15, 0.4)
@@ -223,11 +229,12 @@ MAX_LIGHTS = 3  # the renderer's shader takes this many point lights
 
 def room_lights(scene: dict, rng) -> None:
     """Light `scene` as a room does (in place): much of the light diffuse, from the ceiling, the walls and
-    a pale table bouncing it back, the key light weaker, and one to three weak lights low around.
+    a pale table bouncing it back, the key light weaker, and up to two weak lights low around (the
+    shader takes MAX_LIGHTS in all).
 
     Why: seen from above, the faces around a real die's top face are about as bright as the top face
     (ring/centre luminance, median: type-lurig's D8, D10, D20 0.94-0.99, crops-fickett's blue D20
-    1.03), while make_lights' strong key and low ambient shade them darker (rendered D20 0.83), with
+    1.03), while make_lights' strong key and low ambient shade them darker (base-lit numeral crops 0.89), with
     hard shading edges between the facets. Drawn from its own `rng` after the scene is laid out, so
     the scene is otherwise the one its seed gave."""
     for light in scene["lights"]:
@@ -238,10 +245,9 @@ def room_lights(scene: dict, rng) -> None:
     scene["ground"] = (sky * float(rng.uniform(0.7, 0.95))).tolist()
     tone = np.array(scene["lights"][0]["color"], float)
     tone = tone / max(float(tone.max()), 1e-6)
-    extra = int(rng.integers(1, 4))
-    for _ in range(min(extra, MAX_LIGHTS - len(scene["lights"]))):
+    for _ in range(min(int(rng.integers(1, 4)), MAX_LIGHTS - len(scene["lights"]))):
         el, az = np.radians(rng.uniform(15, 50)), rng.uniform(0, 2 * np.pi)
-        scene["lights"].append({"dir": [float(np.cos(el) * np.cos(az)), float(np.cos(el) * np.sin(az)), float(np.sin(el))],
+        scene["lights"].append({"dir": _light_dir(el, az),
                                 "color": [float(c * rng.uniform(0.08, 0.25)) for c in tone],
                                 "distance": float(rng.uniform(300, 900))})
 

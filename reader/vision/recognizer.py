@@ -110,10 +110,11 @@ class Recognizer:
         boxes = [Box(*d.box) for d in dets]
         evs = self.faces.evidence(image, boxes, not looks)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
+        leaned: list[DieReading] = []
         if looks:
-            found = self._read_again_with_lean(image, boxes, evs, found)
+            found, leaned = self._read_again_with_lean(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, not looks) if r is not None]
-        readings = self._judge_with_the_camera(image, readings, looks)
+        readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
 
@@ -125,21 +126,26 @@ class Recognizer:
         return looks
 
     def _read_again_with_lean(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
-                              found: list[DieReading | None]) -> list[DieReading | None]:
+                              found: list[DieReading | None]) -> tuple[list[DieReading | None], list[DieReading]]:
         """With the lean look: the dice refused for low confidence alone, and those called cocked that
-        it finds standing flat, decided again from the same evidence with its p(leaning)."""
+        it finds standing flat, decided again from the same evidence with its p(leaning). Returns the
+        readings and those it gave a value: their p(leaning) is under the look's threshold already."""
+        out = list(found)
         if self.lean_thresholds is not None:
-            found = self._read_unsure_again(image, boxes, evs, found)
-        return self._read_flat_again(image, boxes, evs, found)
+            out = self._read_unsure_again(image, boxes, evs, out)
+        out = self._read_flat_again(image, boxes, evs, out)
+        return out, [r for r, was in zip(out, found) if r is not was]
 
-    def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
+    def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,
+                               leaned: list[DieReading] = ()) -> list[DieReading]:
         """The seen look's reading (with the looks), pieces refused, and, with a camera described, the
-        dice seen too steeply refused and (with the looks) the leaning ones called cocked."""
+        dice seen too steeply refused and (with the looks) the leaning ones called cocked; `leaned`:
+        readings already given a value with the lean look's p(leaning), not looked at again."""
         seen = self.seen if looks else None
-        judged: frozenset[int] = frozenset()
+        judged = frozenset(i for i, r in enumerate(readings) if any(r is x for x in leaned))
         if seen is not None:  # after the pieces are joined, a joined die is read from the camera's side too
             mine = seen.reads(readings, self.view, image.shape[1], image.shape[0])
-            judged = frozenset(mine)
+            judged = judged | frozenset(mine)
             readings = seen.read_again(image, readings, self.view, self.lean, mine)
         readings = refuse_pieces(readings)  # keeps the readings' order: `judged` still names the same dice
         if self.view is not None:
@@ -220,6 +226,8 @@ class Recognizer:
         reading = self.faces.decide(evidence[k], box, allow_none=False)
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             looks = self._looks()
-            found = self._read_again_with_lean(image, [box], [evidence[k]], [reading]) if looks else [reading]
-            reading = self._judge_with_the_camera(image, found, looks)[0]
+            found, leaned = [reading], []
+            if looks:
+                found, leaned = self._read_again_with_lean(image, [box], [evidence[k]], found)
+            reading = self._judge_with_the_camera(image, found, looks, leaned)[0]
         return reading

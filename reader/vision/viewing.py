@@ -105,4 +105,3 @@ class CameraView:
                         f"seen {s:.0f} degrees off vertical: too steep to tell its top face", r.confidence))
             out.append(r)
         return out
-

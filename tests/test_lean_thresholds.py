@@ -109,6 +109,15 @@ def test_a_photo_of_one_die_is_judged_by_the_described_camera_too(view, expected
     assert rec.read_single(img).value == expected
 
 
+def test_a_die_read_again_with_the_lean_look_is_not_looked_at_twice():
+    # its p(leaning) is under the look's threshold already: refuse_leaning need not ask again
+    net = FixedLeaning(0.01)
+    rec = Recognizer(GivenBoxes([MIDDLE]), _FaintD20(), view=CameraView(90.0, lean=True), lean=LeanLook(net, 0.5),
+                     lean_thresholds=THRESHOLDS)
+    (r,) = rec.read_frame(frame())
+    assert r.value == 14 and net.crops == 1
+
+
 def _rows(*specs):
     """Calibration readings: (die read, degrees off vertical, confidence decided again, flat die read
     wrong, cocked, the release accepts it)."""

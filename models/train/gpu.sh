@@ -7,8 +7,10 @@
 #
 # Steps run in the order given: `render SECONDS MIXES` renders crops for SECONDS, one bulk process
 # per core, as many processes of each mix as MIXES says (16 in all; d20-sharp is --mix d20
-# --resample-min 0.6); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
-# looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx)
+# --resample-min 0.6; a mix ending in -room is lit as a room lights dice, --light room, e.g.
+# d20-room, numerals-room); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
+# d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look)
 # at once, from the committed models, sharing the cores between their batch builders.
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
@@ -35,6 +37,14 @@ gl_setup() {
     if [ -f "$icd" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$icd; fi
 }
 
+mix_args() {
+    # a MIXES name -> bulk crops' --mix value, then its other options (models/README.md)
+    local mix=$1 extra=""
+    if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room"; fi
+    if [ "$mix" = d20-sharp ]; then mix=d20; extra="$extra --resample-min 0.6"; fi
+    echo "$mix $extra"
+}
+
 render() {
     local seconds=$1
     gl_setup
@@ -45,8 +55,8 @@ render() {
     # seeds from SEED0 (default 101) on, none of which the committed models saw
     local seed=${SEED0:-101} spec mix count extra
     for spec in ${2//,/ }; do
-        mix=${spec%%:*} count=${spec##*:} extra=""
-        if [ "$mix" = d20-sharp ]; then mix=d20; extra="--resample-min 0.6"; fi
+        count=${spec##*:}
+        read -r mix extra <<< "$(mix_args "${spec%%:*}")"
         for _ in $(seq "$count"); do
             timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
                 --seed "$seed" --mix "$mix" $extra > "work/dsynth/s$seed.log" 2>&1 &
@@ -109,7 +119,10 @@ train() {
                      "${synth[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
             d10) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d10.onnx \
                      --dice d10 --real-share 0.5 "${synth[@]}" --seed 23 --out "$OUT/d10.pt" > "$OUT/d10.log" 2>&1 & ;;
-            *) echo "gpu.sh: no look named $look (whole, top, d10)"; exit 2 ;;
+            # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
+            d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
+                     --dice d20 --cut d20=0.45 "${synth[@]}" --seed 24 --out "$OUT/d20.pt" > "$OUT/d20.log" 2>&1 & ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10, d20)"; exit 2 ;;
         esac
     done
     wait

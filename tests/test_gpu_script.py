@@ -1,0 +1,38 @@
+"""models/train/gpu.sh names its render mixes briefly; each must reach `bulk crops` as the options it
+stands for, or a lent GPU's few minutes render the wrong dice (only its sheet would show it)."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GPU_SH = Path(__file__).resolve().parent.parent / "models" / "train" / "gpu.sh"
+
+CASES = {
+    "every type": ("all", ["--mix", "all"]),
+    "numeral dice": ("numerals", ["--mix", "numerals"]),
+    "sharp D20": ("d20-sharp", ["--mix", "d20", "--resample-min", "0.6"]),
+    "room-lit D20": ("d20-room", ["--mix", "d20", "--light", "room"]),
+    "room-lit numeral dice": ("numerals-room", ["--mix", "numerals", "--light", "room"]),
+    "sharp room-lit D20": ("d20-sharp-room", ["--mix", "d20", "--light", "room", "--resample-min", "0.6"]),
+}
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("name", CASES)
+def test_render_mix_names_become_bulk_options(name):
+    spec, expected = CASES[name]
+    # the script's own words: what render() puts after --mix
+    out = subprocess.run(["bash", "-c", f'source "{GPU_SH}" && read -r mix extra <<< "$(mix_args {spec})" '
+                                        '&& echo --mix $mix $extra'],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == expected
+
+
+def test_every_option_a_mix_gives_is_one_bulk_crops_takes():
+    """A mix that names an option bulk crops lacks would fail on the GPU machine, in sixteen logs."""
+    from reader.synth.bulk import _parser
+
+    for spec, expected in CASES.values():
+        _parser().parse_args(["crops", "--out", "x", "--count", "1", *expected])

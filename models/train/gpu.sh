@@ -38,11 +38,11 @@ gl_setup() {
 }
 
 mix_args() {
-    # a MIXES name -> bulk crops' --mix value, then its other options (models/README.md)
+    # a MIXES name -> the bulk crops options it stands for (models/README.md)
     local mix=$1 extra=""
     if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room"; fi
     if [ "$mix" = d20-sharp ]; then mix=d20; extra="$extra --resample-min 0.6"; fi
-    echo "$mix $extra"
+    echo "--mix $mix $extra"
 }
 
 render() {
@@ -53,13 +53,12 @@ render() {
     # a GL context that will not start fails here in seconds, not in sixteen logs
     python3 -m reader.synth.bulk crops --out /tmp/gl-check --count 2 --seed 1 || { echo "renderer: no GL context"; exit 1; }
     # seeds from SEED0 (default 101) on, none of which the committed models saw
-    local seed=${SEED0:-101} spec mix count extra
+    local seed=${SEED0:-101} spec options
     for spec in ${2//,/ }; do
-        count=${spec##*:}
-        read -r mix extra <<< "$(mix_args "${spec%%:*}")"
-        for _ in $(seq "$count"); do
+        options=$(mix_args "${spec%%:*}")
+        for _ in $(seq "${spec##*:}"); do
             timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
-                --seed "$seed" --mix "$mix" $extra > "work/dsynth/s$seed.log" 2>&1 &
+                --seed "$seed" $options > "work/dsynth/s$seed.log" 2>&1 &
             seed=$((seed + 1))
         done
     done

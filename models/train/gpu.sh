@@ -15,7 +15,7 @@
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
 #   render: .whl/ (moderngl, glcontext for Python 3.12), .gl/ (the GL loader debs, unpacked over
-#           / there), .dev/fonts/ (the renderer's numeral fonts at their Debian paths)
+#           / there), .dev/fonts.tar.xz (the renderer's numeral fonts at their Debian paths)
 #   check, train: work/pack/ (the real dice: python -m models.train.real_pack)
 # A call removes there the carried paths it does not name again, but keeps what a command wrote:
 # the renders in work/dsynth/ stay while the machine is warm (30 s after a call), so `train`
@@ -32,6 +32,11 @@ gl_setup() {
     ldconfig
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
     export PYTHONPATH=/tmp/site:$PWD
+    # the fonts travel packed (.dev/fonts.tar.xz, 2.8 MB against 7.8) so the tree, the pack and
+    # they stay under the 64 MiB a call carries; Python unpacks it, whatever tar the machine has
+    if [ -f .dev/fonts.tar.xz ]; then
+        python3 -c "import tarfile; tarfile.open('.dev/fonts.tar.xz').extractall('.dev', filter='data')"
+    fi
     cp -r .dev/fonts/usr/share/. /usr/share/  # the renderer names its fonts by their Debian paths
     local icd=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
     if [ -f "$icd" ]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$icd; fi

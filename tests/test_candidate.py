@@ -18,17 +18,40 @@ def test_the_looks_are_placed_as_the_release_places_them():
     args = calibrate_args(top_face, Path("cand"))
     # the commands reader v10-v13 were calibrated with (models/README.md)
     assert args == ["--top-face", "cand/reader_top.onnx",
-                    "--top-face", "cand/reader_top_d6.onnx", "--look-weight", "reader_top_d6.onnx=0.75",
+                    "--top-face", "cand/reader_top_d6.onnx",
                     "--top-face", "cand/reader_top_d10.onnx",
-                    "--top-face-dice", "d12", "d20", "d8"]
+                    "--top-face-dice", "d12", "d20", "d8", "--look-weight", "reader_top_d6.onnx=0.75"]
 
 
 def test_a_new_look_takes_its_dice_from_the_numeral_look():
     # a D20 look of its own: the numeral look keeps the D8 and D12, no type is claimed twice
     top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
     args = calibrate_args(top_face, Path("cand"), {"reader_top_d20.onnx": ["d20"]})
-    assert args[-3:] == ["--top-face-dice", "d12", "d8"]
+    i = args.index("--top-face-dice")
+    assert args[i:i + 4] == ["--top-face-dice", "d12", "d8", "--look-weight"]
     assert "cand/reader_top_d20.onnx" in args and "d20" not in args
+
+
+# (weights asked for) -> calibrate's --look-weight items, all after one flag (it keeps the last flag)
+WEIGHT_CASES = {
+    "a new look weighted beside the D6's": ({"reader_top_d20.onnx": 0.75},
+                                             ["reader_top_d6.onnx=0.75", "reader_top_d20.onnx=0.75"]),
+    "a release's look weighted anew": ({"reader_top_d6.onnx": 0.6}, ["reader_top_d6.onnx=0.6"]),
+    "back to the default: no weight named": ({"reader_top_d6.onnx": 0.5}, []),
+}
+
+
+@pytest.mark.parametrize("weights, run", WEIGHT_CASES.values(), ids=WEIGHT_CASES.keys())
+def test_a_look_is_calibrated_at_the_weight_asked_for(weights, run):
+    """A look weighted otherwise is pooled otherwise: calibrated at one weight and read at another,
+    its thresholds would be another reader's."""
+    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
+    args = calibrate_args(top_face, Path("cand"), {"reader_top_d20.onnx": ["d20"]}, weights)
+    flags = [i for i, a in enumerate(args) if a == "--look-weight"]
+    assert len(flags) == (1 if run else 0)
+    got = args[flags[0] + 1:] if flags else []
+    assert got == run
+    assert "cand/reader_top_d20.onnx" in args
 
 
 def _set(right, wrong, cocked=0, cocked_labeled=0, name="s"):

@@ -29,25 +29,31 @@ SETS = ("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo", "type-lurig", "cr
 LOOK_WEIGHT_DEFAULT = 0.5  # calibrate's --top-face-weight
 
 
-def calibrate_args(top_face: list[dict], folder: Path, added: dict[str, list[str]] | None = None) -> list[str]:
+def calibrate_args(top_face: list[dict], folder: Path, added: dict[str, list[str]] | None = None,
+                   weights: dict[str, float] | None = None) -> list[str]:
     """calibrate's look arguments for the looks in `folder`, as the release's metadata (`top_face`)
     places them: each look's file, the dice of the one that names none of its own (the numeral
     look), and every weight other than calibrate's default. `added`: new looks (file -> the dice
-    their metadata names), which take those dice from the numeral look."""
-    added = added or {}
+    their metadata names), which take those dice from the numeral look. `weights`: a look's weight
+    against the whole look (file -> weight), a new look's or in place of the release's."""
+    added, weights = added or {}, weights or {}
     taken = {d for dice in added.values() for d in dice}
-    args, shared_dice = [], []
+    args, shared_dice, weighted = [], [], []
     for look in top_face:
         args += ["--top-face", str(folder / look["model"])]
         if look["model"] == "reader_top.onnx":  # the numeral look: its dice are the release's say
             shared_dice = [d for d in look["dice"] if d not in taken]
-        if look.get("weight", LOOK_WEIGHT_DEFAULT) != LOOK_WEIGHT_DEFAULT:
-            args += ["--look-weight", f"{look['model']}={look['weight']}"]
+        weight = weights.get(look["model"], look.get("weight", LOOK_WEIGHT_DEFAULT))
+        if weight != LOOK_WEIGHT_DEFAULT:
+            weighted.append(f"{look['model']}={weight}")
     for name in added:
         args += ["--top-face", str(folder / name)]
+        if weights.get(name, LOOK_WEIGHT_DEFAULT) != LOOK_WEIGHT_DEFAULT:
+            weighted.append(f"{name}={weights[name]}")
     if shared_dice:
         args += ["--top-face-dice", *shared_dice]
-    return args
+    # one --look-weight with every weight: calibrate's option keeps only the last one given
+    return args + (["--look-weight", *weighted] if weighted else [])
 
 
 def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list[str]]:
@@ -100,6 +106,9 @@ def main(argv=None) -> int:
                     help="a second look of the release (reader_top.onnx, reader_top_d6.onnx, reader_top_d10.onnx) "
                          "replaced, or a new look (reader_top_d20.onnx=NEW.onnx) for the die types its metadata "
                          "names, taken from the numeral look")
+    ap.add_argument("--look-weight", nargs="*", default=[], metavar="FILE=WEIGHT",
+                    help="a look's weight against the whole look in the pooling (calibrate --look-weight), a new "
+                         "look's (default 0.5) or in place of the release's")
     ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
                     help="these die types take the rule's threshold, the rest the release's (calibrate "
                          "--rule-for: the type a new look reads)")
@@ -134,6 +143,15 @@ def main(argv=None) -> int:
                 ap.error(f"--look {item!r}: a new look's metadata must name its dice (train_top_face --dice)")
             added[name] = list(dice)
         shutil.copy(new, folder / name)
+    weights = {}
+    for item in args.look_weight:
+        name, _, w = item.partition("=")
+        try:
+            weights[name] = float(w)
+        except ValueError:
+            ap.error(f"--look-weight {item!r}: give FILE=WEIGHT, e.g. reader_top_d20.onnx=0.75")
+        if not 0.0 < weights[name] <= 1.0:
+            ap.error(f"--look-weight {item!r}: a weight over 0, at most 1")
     whole = args.whole or args.models / "reader.onnx"
     if args.state_check:
         shutil.copy(args.models / "reader.onnx", folder / "reader_state.onnx")
@@ -141,7 +159,7 @@ def main(argv=None) -> int:
     log.write_text("")
     py = sys.executable
     _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
-          *calibrate_args(top_face, folder, added), "--thresholds-from", str(args.models / "reader.onnx"),
+          *calibrate_args(top_face, folder, added, weights), "--thresholds-from", str(args.models / "reader.onnx"),
           *(["--rule-for", *args.rule_for] if args.rule_for else []),
           *(["--wrong-budget"] if args.wrong_budget else []),
           *(["--state-check", str(folder / "reader_state.onnx")] if args.state_check else [])], log)

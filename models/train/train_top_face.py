@@ -36,7 +36,7 @@ from models.train.real_pack import read_pack
 from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of,
                                       training_frame_patches)
 from models.train.schedule import cosine_lr
-from models.train.train_reader import is_calibration, masked_face_loss, source_group
+from models.train.train_reader import FACE_COUNT, is_calibration, masked_face_loss, source_group
 from reader.vision.crops import CROP_PER_SIDE
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
@@ -91,21 +91,27 @@ def parse_cuts(items: list[str]) -> dict[str, float]:
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
          lurig_dice: tuple[str, ...] | None = None, dice: tuple[str, ...] = tuple(TYPE_SHARE),
-         real_pack: Path | None = None, scenes: list[Path] = ()):
-    """Valued flat dice of the types `dice`, and which of them are calibration dice. The real tray
-    dice come from ../shared, or from `real_pack` (models.train.real_pack) where it is absent;
-    `scenes`: rendered tray frames whose every whole die is taken (train_reader --train-scenes)."""
+         real_pack: Path | None = None, scenes: list[Path] = (), unsure: list[Path] = (),
+         cocked_unsure: bool = False):
+    """Valued flat dice of the types `dice`, which of them are calibration dice, and which are to be
+    taught no face: every die of the `unsure` folders and, with `cocked_unsure`, every cocked die.
+    The real tray dice come from ../shared, or from `real_pack` (models.train.real_pack) where it is
+    absent; `scenes`: rendered tray frames whose every whole die is taken (train_reader --train-scenes)."""
     p = read_pack(real_pack, ("trays",)) if real_pack else real_tray_patches()
     if lurig_faces:
         p.extend(lurig_patches(lurig_boxes, lurig_faces, lurig_dice))
     for q in synth_crops_of(synth):
         p.extend(q)
     p.extend(training_frame_patches(scenes))
+    first_unsure = len(p)
+    for q in synth_crops_of(list(unsure)):
+        p.extend(q)
     imgs, ti, fi, si, src = p.arrays()
-    keep = (fi >= 0) & (si != 1) & np.isin(ti, [TYPES.index(t) for t in dice])
-    imgs, ti, fi, src = imgs[keep], ti[keep], fi[keep], src[keep]
-    calib = np.array([is_calibration(im) for im in imgs])
-    return imgs, ti, fi, src, calib
+    uns = (np.arange(len(ti)) >= first_unsure) | ((si == 1) if cocked_unsure else False)
+    keep = (((fi >= 0) & (si != 1)) | uns) & np.isin(ti, [TYPES.index(t) for t in dice])
+    imgs, ti, fi, src, uns = imgs[keep], ti[keep], fi[keep], src[keep], uns[keep]
+    calib = np.array([is_calibration(im) for im in imgs], dtype=bool)
+    return imgs, ti, fi, src, calib, uns
 
 
 def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[str, ...] = tuple(TYPE_SHARE),
@@ -130,6 +136,21 @@ def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[s
         if scenes.any():
             w[scenes] = share * (1 - rs) * ss / scenes.sum()
     return w / w.sum()
+
+
+def face_loss(face_logits, face_idx, type_idx, unsure):
+    """masked_face_loss for the dice whose face the look is to read; for the `unsure` ones (seen too
+    steeply for the cut to hold their top face: --unsure) cross-entropy against no face at all, the
+    same share of every face the die has, so the look learns to claim nothing there."""
+    if not bool(unsure.any()):
+        return masked_face_loss(face_logits, face_idx, type_idx)
+    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx[unsure]]
+    valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
+    logp = torch.log_softmax(face_logits[unsure].masked_fill(~valid, -1e4), dim=1)
+    flat = (-(logp * valid).sum(1) / k).sum()
+    sure = ~unsure
+    read = masked_face_loss(face_logits[sure], face_idx[sure], type_idx[sure]) * sure.sum() if sure.any() else 0.0
+    return (read + flat) / len(unsure)
 
 
 def main(argv=None):
@@ -184,10 +205,21 @@ def main(argv=None):
                          f"{SEEN_TURN:g} degrees either way, so the camera's foot stays below it as every rendered crop "
                          "has it; real dice only with --real-share (their camera's foot is not known: they are turned "
                          "any way, as dice seen from about straight above)")
+    ap.add_argument("--unsure", type=Path, action="append", default=[], metavar="DIR",
+                    help="rendered crops of dice seen too steeply for the cut to hold their top face "
+                         "(models.train.slant_split's steep folders), taught as no face: the same share of "
+                         "each, so the look is sure only where the face is there to see")
+    ap.add_argument("--cocked-unsure", action="store_true",
+                    help="the cocked dice of every source taught as no face too (a cocked D20 seen from above "
+                         "shows an edge where a top face would be)")
+    ap.add_argument("--unsure-share", type=float, default=0.25,
+                    help="of all draws, the share of --unsure crops (default %(default)s)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.seen and args.train_scenes:
         ap.error("--seen learns from rendered crops (--synth), whose camera's foot is below them, not frames")
+    if not 0.0 <= args.unsure_share < 1.0:
+        ap.error(f"--unsure-share {args.unsure_share:g}: give a share from 0 to under 1")
     if not 0.0 <= args.scene_share <= 1.0:
         ap.error(f"--scene-share {args.scene_share:g}: give a share from 0 to 1")
     device = pick_device(args.device)
@@ -205,15 +237,20 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     t_load = time.time()
-    imgs, ti, fi, src, calib = load(args.synth, args.lurig_boxes, args.lurig_faces,
-                                        tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack,
-                                        args.train_scenes)
-    train = np.nonzero(~calib)[0]
+    imgs, ti, fi, src, calib, uns = load(args.synth, args.lurig_boxes, args.lurig_faces,
+                                         tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack,
+                                         args.train_scenes, args.unsure, args.cocked_unsure)
+    train = np.nonzero(~calib & ~uns)[0]
     w = draw_weights(ti, src, train, dice, 0.0 if args.seen and args.real_share is None else args.real_share,
                      args.scene_share if args.train_scenes else 0.0)
+    steep = np.nonzero(~calib & uns)[0]
+    if len(steep):  # the unsure crops take their share of the draws, by type as the rest
+        w = np.concatenate([(1 - args.unsure_share) * w, args.unsure_share * draw_weights(ti, src, steep, dice, 0.0)])
+        train = np.concatenate([train, steep])
     # the seen look turns a rendered crop only a little (its camera's foot below); a real one any way
     turn_of = np.array([SEEN_TURN if args.seen and source_group(x) == "synth" else np.nan for x in src])
-    print(f"loaded {len(imgs)} valued dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}", flush=True)
+    print(f"loaded {len(imgs)} dice in {time.time() - t_load:.0f}s; calibration {int(calib.sum())}"
+          f"{f'; taught no face {len(steep)}' if len(steep) else ''}", flush=True)
 
     def build(rng):
         idx = rng.choice(train, size=args.batch, p=w)
@@ -221,7 +258,7 @@ def main(argv=None):
                                  small_p=args.small_camera, small_quality=tuple(args.small_camera_quality),
                                  turn=None if np.isnan(turn_of[i]) else float(turn_of[i]))
                       for i in idx])
-        return torch.from_numpy(x), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx])
+        return torch.from_numpy(x), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx]), torch.from_numpy(uns[idx])
 
     first = np.random.default_rng([args.seed, 99])
     net = (start_from(args.init, lambda: [to_input(build(first)[0]) for _ in range(8)]) if args.init
@@ -235,9 +272,9 @@ def main(argv=None):
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, t_i, f_i = next(batches)
+        x, t_i, f_i, u_i = next(batches)
         _, face_logits, _ = net(to_input(x, device))
-        loss = masked_face_loss(face_logits, f_i.to(device), t_i.to(device))
+        loss = face_loss(face_logits, f_i.to(device), t_i.to(device), u_i.to(device))
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from models.train.candidate import calibrate_args, compare
+from models.train.candidate import calibrate_args, compare, kept_temperatures
 from reader.vision.onnx_model import OnnxModel
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -52,6 +52,34 @@ def test_a_look_is_calibrated_at_the_weight_asked_for(weights, run):
     got = args[flags[0] + 1:] if flags else []
     assert got == run
     assert "cand/reader_top_d20.onnx" in args
+
+
+# (release looks replaced by --look) -> the looks that keep the release's temperature
+KEEP_CASES = {
+    "a new look added, none replaced: all three kept": (set(), ["reader_top.onnx", "reader_top_d6.onnx",
+                                                                "reader_top_d10.onnx"]),
+    "the numeral look replaced: fitted anew, the rest kept": ({"reader_top.onnx"}, ["reader_top_d6.onnx",
+                                                                                    "reader_top_d10.onnx"]),
+}
+
+
+@pytest.mark.parametrize("replaced, kept", KEEP_CASES.values(), ids=KEEP_CASES.keys())
+def test_the_release_looks_keep_their_temperatures(replaced, kept):
+    """A release look refitted on fewer die types moves its temperature, and the kept thresholds with
+    it: the new look would be blamed for what the refit let through."""
+    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
+    assert kept_temperatures(top_face, replaced) == ["--keep-temperature", *kept]
+
+
+def test_calibrate_keeps_only_a_release_look_s_temperature(tmp_path):
+    from models.train.calibrate import main
+
+    with pytest.raises(SystemExit):  # no such look in the release: refused before any work
+        main([str(MODELS / "reader.onnx"), str(tmp_path / "none.npz"), "--out", str(tmp_path / "c.json"),
+              "--thresholds-from", str(MODELS / "reader.onnx"), "--keep-temperature", "reader_top_d20.onnx"])
+    with pytest.raises(SystemExit):  # nothing to keep it from
+        main([str(MODELS / "reader.onnx"), str(tmp_path / "none.npz"), "--out", str(tmp_path / "c.json"),
+              "--keep-temperature", "reader_top.onnx"])
 
 
 def _set(right, wrong, cocked=0, cocked_labeled=0, name="s"):

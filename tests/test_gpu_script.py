@@ -35,3 +35,17 @@ def test_every_option_a_mix_gives_is_one_bulk_crops_takes():
 
     for spec, expected in CASES.values():
         _parser().parse_args(["crops", "--out", "x", "--count", "1", *expected])
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("name", CASES)
+def test_each_render_folder_knows_the_scenes_to_replay_its_angles_from(name):
+    """gpu.sh's d20split look splits the renders by camera angle, replayed from each folder's seed and
+    mix (models.train.slant_split): a mix replayed that is not the one rendered stops the split."""
+    from reader.synth.layouts import MIXES
+
+    spec, expected = CASES[name]
+    out = subprocess.run(["bash", "-c", f'source "{GPU_SH}" && replay_of 301 {spec}'],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    seed, _, mix = out.partition(":")
+    assert seed == "301" and mix == expected[expected.index("--mix") + 1] and mix in MIXES

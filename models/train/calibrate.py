@@ -175,6 +175,10 @@ def main(argv=None):
     ap.add_argument("--thresholds-from", type=Path, default=None, metavar="ONNX",
                     help="keep this calibrated reader's accept and cocked thresholds (the rule's own go "
                          "into rule_thresholds beside them); temperatures are fitted as always")
+    ap.add_argument("--keep-temperature", nargs="*", default=[], metavar="ONNX_NAME",
+                    help="with --thresholds-from: these looks keep the face temperature the kept reader gives them "
+                         "(a look of the release that a new look took a die type from: refitted on the types left, "
+                         "its temperature moves and the kept thresholds no longer mean what they meant)")
     ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
                     help="with --thresholds-from, these die types take the rule's threshold instead (the "
                          "type a new look reads, while the others keep the release's)")
@@ -195,6 +199,16 @@ def main(argv=None):
         ap.error("--wrong-budget measures against a release: give --thresholds-from too")
     if args.rule_for and not args.thresholds_from:
         ap.error("--rule-for picks which types leave the kept thresholds: give --thresholds-from too")
+    kept_temperature = {}
+    if args.keep_temperature:
+        if not args.thresholds_from:
+            ap.error("--keep-temperature keeps a release's temperatures: give --thresholds-from too")
+        kept_temperature = {t["model"]: float(t["temperature"])
+                            for t in OnnxModel(args.thresholds_from).meta.get("top_face", [])
+                            if t["model"] in args.keep_temperature}
+        if set(args.keep_temperature) - set(kept_temperature):
+            ap.error(f"--keep-temperature: {sorted(set(args.keep_temperature) - set(kept_temperature))} "
+                     f"not among {args.thresholds_from}'s looks")
     look_weight = {}
     for item in args.look_weight:
         name, _, w = item.partition("=")
@@ -240,7 +254,9 @@ def main(argv=None):
                                                    zip(imgs[i:i + 256], cuts[i:i + 256])]))[1]
                               for i in range(0, len(imgs), 256)])
         # fitted on the dice of its own types: a look taught pips alone has no opinion on a D20
-        t_top = face_temperature(tfl, np.isin(ti, [types.index(t) for t in top_dice]))
+        t_top = kept_temperature.get(top_path.name)
+        if t_top is None:
+            t_top = face_temperature(tfl, np.isin(ti, [types.index(t) for t in top_dice]))
         meta = {"model": top_path.name, "per_side": top_side, "dice": top_dice, "temperature": t_top,
                 "angles": list(TopFaceLook.angles),
                 "weight": look_weight.get(top_path.name, args.top_face_weight)}

@@ -10,7 +10,9 @@
 # --resample-min 0.6; a mix ending in -room is lit as a room lights dice, --light room, e.g.
 # d20-room, numerals-room); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
-# d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look)
+# d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
+# d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
+# seen beyond 25 or cocked, the renders split by their replayed camera angles first)
 # at once, from the committed models, sharing the cores between their batch builders.
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
@@ -50,6 +52,26 @@ mix_args() {
     echo "--mix $mix $extra"
 }
 
+replay_of() {
+    # a render folder's seed and MIXES name -> slant_split's SEED:MIX (its crops' angles replayed)
+    local options
+    options=$(mix_args "$2")
+    set -- "$1" $options
+    echo "$1:$3"
+}
+
+split_renders() {
+    # each render folder split by its crops' camera angle (near <= 15, steep > 25 degrees), one
+    # process per folder: work/dsplit/near-sN and work/dsplit/steep-sN
+    local d n
+    for d in work/dsynth/s*/; do
+        n=$(basename "$d")
+        python3 -m models.train.slant_split "${d%/}=$(cat "work/dsynth/$n.replay")" --out work/dsplit > "work/dsynth/$n.split.log" 2>&1 &
+    done
+    wait
+    cat work/dsynth/*.split.log
+}
+
 render() {
     local seconds=$1
     gl_setup
@@ -62,6 +84,7 @@ render() {
     for spec in ${2//,/ }; do
         options=$(mix_args "${spec%%:*}")
         for _ in $(seq "${spec##*:}"); do
+            replay_of "$seed" "${spec%%:*}" > "work/dsynth/s$seed.replay"
             timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
                 --seed "$seed" $options > "work/dsynth/s$seed.log" 2>&1 &
             seed=$((seed + 1))
@@ -109,6 +132,12 @@ train() {
     local minutes=$1 looks=(${2//,/ })
     local synth=() workers=$((14 / ${#looks[@]}))
     for d in work/dsynth/s*/; do synth+=(--synth "$d"); done
+    local split=()
+    if [[ " ${looks[*]} " == *" d20split "* ]]; then
+        split_renders
+        for d in work/dsplit/near-*/; do split+=(--synth "$d"); done
+        for d in work/dsplit/steep-*/; do split+=(--unsure "$d"); done
+    fi
     nvidia-smi --query-gpu=name,memory.used --format=csv,noheader
     # the augmentation is the bottleneck (the GPU is nearly idle with networks this small): the
     # looks share 14 batch builders, one core each
@@ -126,7 +155,12 @@ train() {
             # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
             d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
                      --dice d20 --cut d20=0.45 "${synth[@]}" --seed 24 --out "$OUT/d20.pt" > "$OUT/d20.log" 2>&1 & ;;
-            *) echo "gpu.sh: no look named $look (whole, top, d10, d20)"; exit 2 ;;
+            # the same, taught only the D20 it can see: near crops their face, steep and cocked ones no
+            # face (models.train.slant_split, train_top_face --unsure; models/reader.md, session 34)
+            d20split) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
+                          --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share 0.3 --seed 25 \
+                          --out "$OUT/d20split.pt" > "$OUT/d20split.log" 2>&1 & ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split)"; exit 2 ;;
         esac
     done
     wait

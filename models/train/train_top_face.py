@@ -147,10 +147,10 @@ def face_loss(face_logits, face_idx, type_idx, unsure):
     k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx[unsure]]
     valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
     logp = torch.log_softmax(face_logits[unsure].masked_fill(~valid, -1e4), dim=1)
-    flat = (-(logp * valid).sum(1) / k).sum()
+    no_face = (-(logp * valid).sum(1) / k).sum()
     sure = ~unsure
     read = masked_face_loss(face_logits[sure], face_idx[sure], type_idx[sure]) * sure.sum() if sure.any() else 0.0
-    return (read + flat) / len(unsure)
+    return (read + no_face) / len(unsure)
 
 
 def main(argv=None):

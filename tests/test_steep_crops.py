@@ -72,7 +72,7 @@ D20 = TYPES.index("d20")
 D8 = TYPES.index("d8")
 
 
-def logits(surely: int | None, die_faces: int = 20) -> torch.Tensor:
+def logits(surely: int | None) -> torch.Tensor:
     """One die's 20 face logits: sure of face `surely` (1-based), or the same for every face."""
     x = torch.zeros(1, 20)
     if surely is not None:

@@ -249,13 +249,13 @@ def main(argv=None):
         # the die types its network was trained to read at another cut (train_top_face --cut); each
         # calibration die is cut by its true type for the temperature, by the type read for the rest
         cut_by_die = {str(k): float(v) for k, v in top_model.meta.get("cut_by_die", {}).items()}
-        cuts = [cut_by_die.get(types[t], top_side) for t in ti]
-        tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, c) for im, c in
-                                                   zip(imgs[i:i + 256], cuts[i:i + 256])]))[1]
-                              for i in range(0, len(imgs), 256)])
-        # fitted on the dice of its own types: a look taught pips alone has no opinion on a D20
         t_top = kept_temperature.get(top_path.name)
-        if t_top is None:
+        if t_top is None:  # the look run over every calibration die, for its temperature alone
+            cuts = [cut_by_die.get(types[t], top_side) for t in ti]
+            tfl = np.concatenate([top_model(to_tensor([crop_die(im, box, 0.0, c) for im, c in
+                                                       zip(imgs[i:i + 256], cuts[i:i + 256])]))[1]
+                                  for i in range(0, len(imgs), 256)])
+            # fitted on the dice of its own types: a look taught pips alone has no opinion on a D20
             t_top = face_temperature(tfl, np.isin(ti, [types.index(t) for t in top_dice]))
         meta = {"model": top_path.name, "per_side": top_side, "dice": top_dice, "temperature": t_top,
                 "angles": list(TopFaceLook.angles),

@@ -28,7 +28,7 @@ import numpy as np
 
 from models.train.calibrate import box_with_error, threshold_over
 from models.train.export import restamp
-from models.train.train_lean import replayed_angles
+from models.train.train_lean import angles_of
 from reader.dice import FACES
 from reader.reading import Box, Cocked, Face
 from reader.vision.faces import softmax
@@ -43,10 +43,7 @@ BOX_ERROR = (0.65, 1.3)  # detector box side / die side, as calibrate.py draws i
 
 def crops_of(folder: Path, replay: str | None) -> list[tuple[Path, dict, float]]:
     """(image, main die's label, camera degrees off vertical) of a `bulk crops` folder, D4 aside."""
-    angles = None
-    if replay:
-        seed, _, mix = replay.partition(":")
-        angles = replayed_angles(folder, int(seed), mix or "all")
+    angles = angles_of(folder, replay)
     out = []
     for line in (folder / "labels.jsonl").read_text().splitlines():
         if not line.strip():

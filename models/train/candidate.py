@@ -164,6 +164,8 @@ def main(argv=None) -> int:
             ap.error(f"--look-weight {item!r}: give FILE=WEIGHT, e.g. reader_top_d20.onnx=0.75")
         if not 0.0 < weights[name] <= 1.0:
             ap.error(f"--look-weight {item!r}: a weight over 0, at most 1")
+        if name not in {t["model"] for t in top_face} | set(added):
+            ap.error(f"--look-weight {item!r}: no such look in the release or among --look's new ones")
     whole = args.whole or args.models / "reader.onnx"
     if args.state_check:
         shutil.copy(args.models / "reader.onnx", folder / "reader_state.onnx")

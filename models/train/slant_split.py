@@ -60,15 +60,12 @@ def main(argv=None):
     ap.add_argument("--near", type=float, default=15.0, help="degrees off vertical, at most (default %(default)s)")
     ap.add_argument("--steep", type=float, default=25.0, help="degrees off vertical, over (default %(default)s)")
     args = ap.parse_args(argv)
-    from models.train.train_lean import replayed_angles
+    from models.train.train_lean import angles_of
 
     for spec in args.folders:
         folder, _, replay = spec.partition("=")
         folder = Path(folder)
-        angles = None
-        if replay:
-            seed, _, mix = replay.partition(":")
-            angles = replayed_angles(folder, int(seed), mix or "all")
+        angles = angles_of(folder, replay)
         lines = (folder / "labels.jsonl").read_text().splitlines()
         near, steep = split_rows(lines, angles, args.near, args.steep)
         write_folder(folder, args.out / f"near-{folder.name}", near)

@@ -77,6 +77,15 @@ def replayed_angles(folder: Path, seed: int, mix: str = "all", size: int = 128) 
     return out
 
 
+def angles_of(folder: Path, replay: str | None) -> dict[str, float] | None:
+    """replayed_angles for a folder named DIR=SEED:MIX on a command line (`replay` its SEED:MIX part,
+    MIX "all" when left out); None without one (rows of --lean crops carry their own angle)."""
+    if not replay:
+        return None
+    seed, _, mix = replay.partition(":")
+    return replayed_angles(folder, int(seed), mix or "all")
+
+
 def load(folder: Path, angles: dict[str, float] | None = None):
     """(context patches, cocked 0/1, angle, held out) of the main dice (not D4) of a crop folder."""
     pats, cocked, slant, held = [], [], [], []
@@ -179,7 +188,7 @@ def main(argv=None):
     sources = [(f, None) for f in args.synth]
     for item in args.replay:
         folder, _, seed = item.partition("=")
-        sources.append((Path(folder), replayed_angles(Path(folder), int(seed))))
+        sources.append((Path(folder), angles_of(Path(folder), seed)))
     for folder, angles in sources:
         p, c, s, h = load(folder, angles)
         pats += p; cocked += c; slant += s; held += h

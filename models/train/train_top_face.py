@@ -241,11 +241,12 @@ def main(argv=None):
                                          tuple(args.lurig_dice) if args.lurig_dice else None, dice, args.real_pack,
                                          args.train_scenes, args.unsure, args.cocked_unsure)
     train = np.nonzero(~calib & ~uns)[0]
-    w = draw_weights(ti, src, train, dice, 0.0 if args.seen and args.real_share is None else args.real_share,
-                     args.scene_share if args.train_scenes else 0.0)
+    real_share = 0.0 if args.seen and args.real_share is None else args.real_share
+    w = draw_weights(ti, src, train, dice, real_share, args.scene_share if args.train_scenes else 0.0)
     steep = np.nonzero(~calib & uns)[0]
-    if len(steep):  # the unsure crops take their share of the draws, by type as the rest
-        w = np.concatenate([(1 - args.unsure_share) * w, args.unsure_share * draw_weights(ti, src, steep, dice, 0.0)])
+    if len(steep):  # the unsure dice take their share of the draws, by type and source as the rest
+        w = np.concatenate([(1 - args.unsure_share) * w,
+                            args.unsure_share * draw_weights(ti, src, steep, dice, real_share)])
         train = np.concatenate([train, steep])
     # the seen look turns a rendered crop only a little (its camera's foot below); a real one any way
     turn_of = np.array([SEEN_TURN if args.seen and source_group(x) == "synth" else np.nan for x in src])

@@ -201,6 +201,29 @@ def test_the_second_look_cuts_the_middle_of_the_die():
 
 
 @pytest.mark.parametrize(
+    ("die", "shift", "white_share"),
+    [
+        pytest.param("d20", None, 0.0, id="no camera: the cut about the box's middle misses the top face"),
+        pytest.param("d20", (16.0, 0.0), 1.0, id="moved to where the camera sees the top face: all of it"),
+        pytest.param("d6", (16.0, 0.0), 0.0, id="a D6's look is not moved: it reads the whole die"),
+    ],
+)
+def test_a_described_camera_moves_the_numeral_dice_cut_to_their_top_face(die, shift, white_share):
+    from reader.vision.topface import TopFaceLook
+
+    # a 40 px black die whose white 16 px top face is seen 16 px right of its box's middle; the cut
+    # (0.2 x the box, turned 45 degrees) fits in it
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[92:108, 108:124] = 255
+    top = _Recording({})
+    whole = _Fixed({"accept_threshold": 0.9, "cocked_threshold": 0.5}, _logits(TYPES.index(die), len(TYPES)),
+                   _logits(0, 20))
+    look = TopFaceLook(top, 0.2, frozenset({"d6", "d20"}))
+    FaceReader(whole, [look]).evidence(image, [(80, 80, 120, 120)], shifts=None if shift is None else [shift])
+    assert float((top.seen[0, 0] > 0.5).mean()) == pytest.approx(white_share, abs=0.05)
+
+
+@pytest.mark.parametrize(
     ("die", "white_share"),
     [
         pytest.param("d20", 1.0, id="a d20 is cut to its own top face (0.25 x the box): all white"),
@@ -357,3 +380,20 @@ def test_a_reader_without_a_print_check_ignores_a_fourth_output():
     reader = FaceReader(net)
     r = reader.decide(reader.evidence(np.zeros((100, 100, 3), np.uint8), [(30, 30, 70, 70)])[0], BOX)
     assert r.value == 3
+
+
+@pytest.mark.parametrize(
+    ("new_dice", "kept"),
+    [
+        pytest.param({"d20"}, [{"d8", "d12"}, {"d20"}], id="the D20 taken from the numeral look"),
+        pytest.param({"d8", "d12", "d20"}, [{"d8", "d12", "d20"}], id="a look left with no dice is dropped"),
+    ],
+)
+def test_a_look_in_place_of_anothers_takes_its_dice(new_dice, kept):
+    from reader.vision.topface import TopFaceLook, in_place_of
+
+    numerals = TopFaceLook(_Meta(), 0.7, frozenset({"d8", "d12", "d20"}))
+    new = TopFaceLook(_Meta(), 0.7, frozenset(new_dice), name="reader_top_d20")
+    looks = in_place_of([numerals], [new])
+    assert [set(look.dice) for look in looks] == kept
+    FaceReader(_Meta(), looks)  # one look per die type: accepted

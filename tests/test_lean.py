@@ -140,7 +140,7 @@ class _SureOfAFour(FaceReader):
     def __init__(self):
         super().__init__(_ReaderMeta())
 
-    def evidence(self, image, boxes, check_state=True):
+    def evidence(self, image, boxes, check_state=True, shifts=None):
         tp = np.array([0.0, 0.99, 0.0, 0.0, 0.0, 0.01, 0.0])
         fp = np.array([0.002, 0.002, 0.002, 0.99, 0.002, 0.002])
         return [FaceEvidence(tp, fp, 0.7, True) for _ in boxes]

@@ -8,6 +8,8 @@ tests/test_recognizer.py."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ class _FaintD20(FaceReader):
         super().__init__(_Meta())
         self.agree = agree
 
-    def evidence(self, image, boxes, check_state=True):
+    def evidence(self, image, boxes, check_state=True, shifts=None):
         tp = np.array([0.0, 0.0, 0.0, 0.0, 0.05, 0.95, 0.0])
         fp = np.full(20, 0.05 / 19)
         fp[13] = 0.95
@@ -67,6 +69,10 @@ def test_the_threshold_holds_within_its_types_angle(die, slant, expected):
     pytest.param({"within_deg": {}, "accept_threshold_by_die": {"d20": 0.88}}, False, id="a threshold with no angle"),
     pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 1.5}}, False, id="a threshold over 1"),
     pytest.param({"accept_threshold_by_die": {"d20": 0.88}}, False, id="no angles at all"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88}, "top_face_rise": 0.4}, True,
+                 id="with the top face's rise"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88}, "top_face_rise": 3}, False,
+                 id="a rise over the box's side"),
 ])
 def test_the_readers_metadata_is_taken_or_refused_plainly(meta, ok):
     if ok:
@@ -143,3 +149,86 @@ def test_the_dice_decided_again_add_no_wrong_reading_and_no_cocked_die(extra, ex
     assert found["threshold"] == pytest.approx(expected, abs=1e-3)
     assert found["wrong"] == found["wrong_at_release"] and found["cocked_valued"] == found["cocked_valued_at_release"]
     assert found["right"] > found["right_at_release"]
+
+
+class _CutsSeen(_FaintD20):
+    """_FaintD20 that keeps the shifts each evidence call was given."""
+
+    def __init__(self):
+        super().__init__()
+        self.shifts = []
+
+    def evidence(self, image, boxes, check_state=True, shifts=None):
+        self.shifts.append(shifts)
+        return super().evidence(image, boxes, check_state, shifts)
+
+
+@pytest.mark.parametrize("view, rise, moved", [
+    pytest.param(None, 0.4, False, id="no camera: cut about the box's middle"),
+    pytest.param(CameraView(90.0), 0.4, False, id="camera without the lean look: the middle"),
+    pytest.param(CameraView(90.0, lean=True), 0.0, False, id="thresholds set on cuts about the middle (v17)"),
+    pytest.param(CameraView(90.0, lean=True), 0.4, True, id="camera, lean look, rise: where the top face is"),
+])
+def test_the_numeral_looks_cut_where_the_camera_sees_the_top_face_only_as_calibrated(view, rise, moved):
+    faces = _CutsSeen()
+    rec = Recognizer(GivenBoxes([OFF]), faces, view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
+                     lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.88}, rise))
+    rec.read_frame(frame())
+    (shifts,) = faces.shifts
+    if not moved:
+        assert shifts is None
+    else:
+        # OFF is right of the foot (the middle of a camera straight down): its top face further right
+        (dx, dy), = shifts
+        assert dx == pytest.approx(0.4 * 80 * math.sin(math.radians(25.2)), rel=0.05) and abs(dy) < 1e-6
+
+
+@pytest.mark.parametrize("extra, allowed, floor, expected", [
+    pytest.param([("d20", 5.0, 0.91, False, True, False)], {}, {}, 0.911, id="none allowed: over the cocked die"),
+    pytest.param([("d20", 5.0, 0.91, False, True, False)], {"d20": 1}, {}, 0.5,
+                 id="one allowed (the reference valued one): the floor"),
+    pytest.param([], {}, {"d20": 0.9}, 0.9, id="never under the reference's own threshold"),
+])
+def test_the_reference_sets_what_the_dice_decided_again_may_add_and_the_floor(extra, allowed, floor, expected):
+    pytest.importorskip("torch")
+    from models.train.calibrate_lean_thresholds import lean_thresholds
+
+    found = lean_thresholds(_rows(*RIGHT, *extra), {"d20": 21.0}, allowed, floor)["d20"]
+    assert found["threshold"] == pytest.approx(expected, abs=1e-3)
+
+
+class _SureD20(_FaintD20):
+    """Every die a D20 showing 7, surely: the reader with a look of its own for dice seen from above."""
+
+    def evidence(self, image, boxes, check_state=True, shifts=None):
+        tp = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+        fp = np.full(20, 0.01 / 19)
+        fp[6] = 0.99
+        return [FaceEvidence(tp, fp, 0.01, True) for _ in boxes]
+
+
+@pytest.mark.parametrize("view, expected", [
+    pytest.param(None, None, id="no camera: the reader's own looks, unsure"),
+    pytest.param(CameraView(90.0), None, id="camera without the lean look: its own looks"),
+    pytest.param(CameraView(90.0, lean=True), 7, id="camera and lean look: the lean thresholds' looks"),
+])
+def test_the_lean_thresholds_looks_read_only_with_the_camera_and_the_lean_look(view, expected):
+    rec = Recognizer(GivenBoxes([MIDDLE]), _FaintD20(), view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
+                     lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.97}), lean_faces=_SureD20())
+    (r,) = rec.read_frame(frame())
+    assert r.value == expected
+
+
+@pytest.mark.parametrize("looks, ok", [
+    pytest.param([{"model": "reader_near_d20.onnx", "per_side": 0.7, "dice": ["d20"]}], True, id="a look"),
+    pytest.param([{"per_side": 0.7, "dice": ["d20"]}], False, id="no model"),
+    pytest.param([{"model": "reader_near_d20.onnx", "per_side": 0.7, "dice": []}], False, id="no dice"),
+    pytest.param(["reader_near_d20.onnx"], False, id="a name, not an entry"),
+])
+def test_the_lean_thresholds_looks_are_taken_or_refused_plainly(looks, ok):
+    meta = {"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88}, "looks": looks}
+    if ok:
+        assert LeanThresholds.from_meta(meta).looks == tuple(looks)
+    else:
+        with pytest.raises(DiceReaderError):
+            LeanThresholds.from_meta(meta)

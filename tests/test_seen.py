@@ -135,7 +135,7 @@ class _SureNeighbour(FaceReader):
                     "cocked_threshold": 0.4}
         super().__init__(_Meta())
 
-    def evidence(self, image, boxes, check_state=True):
+    def evidence(self, image, boxes, check_state=True, shifts=None):
         tp = np.array([0.0, 0.0, 0.0, 0.0, 0.01, 0.99, 0.0])
         fp = np.full(20, 0.04 / 19)
         fp[2] = 0.96

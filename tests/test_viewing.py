@@ -162,3 +162,30 @@ def test_the_lean_look_needs_a_described_camera():
     with pytest.raises(DiceReaderError, match="--camera-fov"):
         view_from_args(Namespace(camera_fov=None, camera_tilt=0.0, lean_look=True))
     assert view_from_args(Namespace(camera_fov=65.0, camera_tilt=0.0, lean_look=True)).lean
+
+
+@pytest.mark.parametrize("slant, turn, want", [
+    pytest.param(0.0, 0.0, (0.0, 0.0), id="seen straight down: the box's middle"),
+    pytest.param(30.0, 0.0, (0.0, -0.4 * 100 * 0.5), id="the foot below: up the picture"),
+    pytest.param(30.0, 90.0, (0.4 * 100 * 0.5, 0.0), id="the foot to its left: to the right"),
+    pytest.param(30.0, 180.0, (0.0, 0.4 * 100 * 0.5), id="the foot above: down the picture"),
+    pytest.param(90.0, 0.0, (0.0, -0.4 * 100), id="seen edge-on: its whole rise"),
+])
+def test_the_top_face_is_seen_away_from_the_cameras_foot(slant, turn, want):
+    from reader.vision.viewing import top_face_shift
+
+    # a 100 px box; turn as turn_to_foot gives it: 0 when the foot is straight below the die
+    got = top_face_shift((10.0, 10.0, 110.0, 90.0), slant, turn, 0.4)
+    assert got == pytest.approx(want, abs=1e-9)
+
+
+def test_the_described_camera_moves_the_cut_toward_the_frames_far_side():
+    # straight down with a 90 degree field of view the foot is the frame's middle: a die to its right
+    # has its top face further right, one above it further up, one on it none
+    view = CameraView(90.0)
+    right = view.top_face_shift((1000.0, 320.0, 1080.0, 400.0), W, H, 0.4)
+    above = view.top_face_shift((600.0, 20.0, 680.0, 100.0), W, H, 0.4)
+    middle = view.top_face_shift((600.0, 320.0, 680.0, 400.0), W, H, 0.4)
+    assert right[0] > 5 and abs(right[1]) < 1e-6
+    assert above[1] < -5 and abs(above[0]) < 1e-6
+    assert middle == pytest.approx((0.0, 0.0), abs=1e-9)

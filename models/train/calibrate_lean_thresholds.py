@@ -39,10 +39,11 @@ from models.train.calibrate_seen import BOX_ERROR, crops_of
 from models.train.export import restamp
 from models.train.reader_data import lurig_values
 from reader.reading import Box, Face, Unreadable
-from reader.vision.faces import LOW_CONFIDENCE
-from reader.vision.onnx_model import models_dir
+from reader.vision.faces import LOW_CONFIDENCE, FaceReader
+from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.recognizer import LEAN_MODEL, Recognizer
-from reader.vision.viewing import STEEP_LIMITS, CameraView
+from reader.vision.topface import TopFaceLook, in_place_of
+from reader.vision.viewing import STEEP_LIMITS, CameraView, top_face_shift
 
 DICE = ("d6", "d8", "d10", "d12", "d20")
 # The D6 is left out by default: with a threshold set so (0.936), the 1280x720 stills read with their
@@ -93,12 +94,14 @@ def lurig_dice(faces_file: Path, boxes_file: Path | None) -> list[tuple]:
     return out
 
 
-def read_all(rec: Recognizer, dice, seed: int) -> list[dict]:
+def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0) -> list[dict]:
     """Each die read by the release from a box with the detector's error: the type read, whether the
     release accepts it with the lean look (its own threshold, and p(leaning) under the look's), the
     confidence it is decided again with where it is refused for low confidence alone, whether its
     face would be wrong, whether it leans. A rendered crop's camera stands below it, a frame's where
-    its camera stands; type-lurig's photos are taken from above."""
+    its camera stands; type-lurig's photos are taken from above. `rise`: the numeral dice's second
+    looks cut where the camera sees the top face (reader.vision.viewing.top_face_shift), as the
+    recognizer cuts them with lean thresholds carrying that rise."""
     rng = np.random.default_rng(seed)
     rows, cache = [], {}
     for path, d, slant, source, turn in dice:
@@ -109,23 +112,27 @@ def read_all(rec: Recognizer, dice, seed: int) -> list[dict]:
             cache.clear()
             img = cache[path] = cv2.imread(str(path))
         box = Box(*box_with_error(rng, d["box"], BOX_ERROR))
-        ev = rec.faces.evidence(img, [box], check_state=False)[0]
+        shift = [top_face_shift(tuple(box), slant, turn, rise)] if rise else None
+        ev = rec.faces_for(True).evidence(img, [box], check_state=False, shifts=shift)[0]
         own = rec.faces.decide(ev, box, allow_none=False)
         p_lean = float(rec.lean.p_leaning_turned(img, [box], [turn], [slant])[0])
         again = rec.faces.decide(replace(ev, cocked=p_lean), box, allow_none=False,
                                  accept_by_die={t: 0.0 for t in DICE})
         unsure = isinstance(own.outcome, Unreadable) and own.outcome.reason == LOW_CONFIDENCE
         read = again if unsure else own
-        rows.append({"die": own.die, "slant": float(slant), "source": source, "cocked": d["state"] != "flat",
+        rows.append({"image": str(path), "die": own.die, "slant": float(slant), "source": source,
+                     "cocked": d["state"] != "flat",
                      "wrong": d["state"] == "flat" and (read.die != d["die"] or read.value != d["value"]),
                      "released": isinstance(own.outcome, Face) and p_lean < rec.lean.threshold,
                      "conf": float(again.confidence) if unsure and isinstance(again.outcome, Face) else 0.0})
     return rows
 
 
-def lean_thresholds(rows: list[dict], within: dict) -> dict:
+def lean_thresholds(rows: list[dict], within: dict, allowed: dict | None = None, floor: dict | None = None) -> dict:
     """{die: {threshold, dice within its angle read as it, right / wrong / cocked valued by the
-    release with the lean look and with the dice decided again}}."""
+    release with the lean look and with the dice decided again}}. `allowed`: per die type, how many
+    of the dice decided again may be read wrong or cocked given a value (none by default); `floor`:
+    per die type, the threshold no lower than which it is set (0.5 by default)."""
     out = {}
     for die, deg in within.items():
         near = [r for r in rows if r["die"] == die and r["slant"] <= deg]
@@ -135,7 +142,7 @@ def lean_thresholds(rows: list[dict], within: dict) -> dict:
         cocked = np.array([r["cocked"] for r in near])
         wrong = np.array([r["wrong"] for r in near])
         released = np.array([r["released"] for r in near])
-        thr = threshold_over(conf, wrong | cocked, 0, 0.5)
+        thr = threshold_over(conf, wrong | cocked, int((allowed or {}).get(die, 0)), max(0.5, (floor or {}).get(die, 0.5)))
         took = released | (conf >= thr)
         src = np.array([r["source"] for r in near])
         out[die] = {"threshold": round(float(thr), 3), "dice": len(near),
@@ -162,6 +169,20 @@ def main(argv=None):
     ap.add_argument("--within", nargs="*", default=[], metavar="DIE=DEG",
                     help="how near vertical a die type must be seen to be decided again (default: where the reader "
                          "decides with the lean look: the steep limits, the D20 until the seen look's angle)")
+    ap.add_argument("--rise", type=float, default=None,
+                    help="cut the numeral dice's second looks where the camera sees the top face, this x the box "
+                         "side x sin(angle) from the box's middle (reader.vision.viewing.top_face_shift); "
+                         "written into the thresholds (default: the release's, 0 before v18)")
+    ap.add_argument("--look", default=None, metavar="ONNX_NAME",
+                    help="a second look in the release's folder taken with the camera described, in place of the "
+                         "reader's own for the dice its metadata names (cut as it says), pooled at --look-weight with "
+                         "the whole look at face temperature --look-temperature; written into the thresholds")
+    ap.add_argument("--look-weight", type=float, default=1.0)
+    ap.add_argument("--look-temperature", type=float, default=0.8)
+    ap.add_argument("--reference", type=Path, default=None, metavar="DIR",
+                    help="a release read on the same dice (its own rise and looks) that this one may not do worse "
+                         "than: no threshold under its lean thresholds, and per die type no more flat dice read wrong "
+                         "and cocked dice given a value in all than its readings give")
     ap.add_argument("--models", type=Path, default=None, help="the release (default: models/)")
     ap.add_argument("--seed", type=int, default=0, help="of the box errors drawn")
     ap.add_argument("--out", type=Path, default=None, help="write the reader with these thresholds here")
@@ -195,8 +216,42 @@ def main(argv=None):
     if not dice:
         ap.error("no calibration dice: give --crops, --scenes or --lurig-faces")
 
-    rows = read_all(rec, dice, args.seed)
-    found = lean_thresholds(rows, within)
+    rise = args.rise if args.rise is not None else (rec.lean_thresholds.rise if rec.lean_thresholds else 0.0)
+    if not 0.0 <= rise <= 1.0:
+        ap.error(f"--rise {rise:g}: give 0-1")
+    looks = list(rec.lean_thresholds.looks) if rec.lean_thresholds else []
+    if args.look:
+        if not (release / args.look).is_file():
+            ap.error(f"--look {args.look}: not in {release}")
+        made = OnnxModel(release / args.look).meta
+        entry = {"model": args.look, "per_side": 0.7, "dice": sorted(made.get("dice") or DICE[1:]),
+                 "cut_by_die": made.get("cut_by_die", {}), "temperature": args.look_temperature,
+                 "weight": args.look_weight, "angles": [45.0, 225.0]}
+        looks = [t for t in looks if not set(t["dice"]) & set(entry["dice"])] + [entry]
+    if looks:
+        own = [TopFaceLook.from_meta(OnnxModel(release / t["model"]), t) for t in looks]
+        rec.lean_faces = FaceReader(rec.faces.model, in_place_of(rec.faces.looks, own), rec.faces.state_check)
+    rows = read_all(rec, dice, args.seed, rise)
+    allowed, floor, reference = {}, {}, None
+    if args.reference:
+        ref = Recognizer.load(args.reference)
+        if ref.lean_thresholds is None:
+            ap.error(f"--reference {args.reference}: its reader has no lean thresholds")
+        floor = dict(ref.lean_thresholds.accept_by_die)
+        ref_rows = read_all(ref, dice, args.seed, ref.lean_thresholds.rise)
+        reference = {"floors": floor, "right": {}, "wrong_or_cocked": {}}
+        for die, deg in within.items():
+            t = floor.get(die, 2.0)
+            took = [r for r in ref_rows if r["die"] == die and r["slant"] <= deg and (r["released"] or r["conf"] >= t)]
+            bad_ref = sum(1 for r in took if r["wrong"] or r["cocked"])
+            bad_own = sum(1 for r in rows if r["die"] == die and r["slant"] <= deg and (r["wrong"] or r["cocked"])
+                          and r["released"])
+            allowed[die] = max(0, bad_ref - bad_own)
+            reference["right"][die] = len(took) - bad_ref
+            reference["wrong_or_cocked"][die] = bad_ref
+        reference["allowed"] = allowed
+        print(f"against {args.reference}: floors {floor}, wrong or cocked the dice decided again may add {allowed}")
+    found = lean_thresholds(rows, within, allowed, floor)
     for die, f in found.items():
         print(f"{die}: within {within[die]:g} degrees, {f['dice']} dice {f['by_source']}; "
               f"threshold {f['threshold']:.3f}: "
@@ -207,9 +262,11 @@ def main(argv=None):
         args.report.write_text(json.dumps({"within_deg": within, "found": found, "rows": rows}))
     if args.out:
         meta = {"lean_thresholds": {
-            "within_deg": {d: within[d] for d in kept}, "accept_threshold_by_die": kept,
+            "within_deg": {d: within[d] for d in kept}, "accept_threshold_by_die": kept, "top_face_rise": rise,
+            **({"looks": looks} if looks else {}),
             "calibration": {"box_error": list(BOX_ERROR), "lean_threshold": rec.lean.threshold,
                             "sources": sorted({r["source"] for r in rows}),
+                            **({"reference": reference} if reference else {}),
                             "figures": {d: {k: v for k, v in f.items() if k != "by_source"}
                                         for d, f in found.items()}}}}
         if args.version:

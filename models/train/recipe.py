@@ -192,6 +192,15 @@ def main(argv=None):
     ap.add_argument("--lean-threshold-scenes", type=Path, nargs="*",
                     default=[Path(f"work/synth/calib_scenes{s}") for s in (51, 52, 53, 54)],
                     help="tray frames rendered for calibration alone, for the same")
+    ap.add_argument("--lean-rise", type=float, default=0.4,
+                    help="with the camera described, the numeral looks cut where the top face is seen, this x the "
+                         "box side x sin(angle) off the box's middle (reader v18; 0: about the middle, as v17)")
+    ap.add_argument("--lean-look", default="reader_near_d20.onnx",
+                    help="the D20's look with the camera described, in the models folder (reader v18; models/"
+                         "reader.md, \"Session 35\": taught on a GPU and the CPU, not by this recipe); skipped when absent")
+    ap.add_argument("--lean-reference", type=Path, default=None, metavar="DIR",
+                    help="a release the lean thresholds may not do worse than (calibrate_lean_thresholds --reference; "
+                         "reader v18 was set against v17's models/)")
     ap.add_argument("--print-check-sure", type=float, default=0.97,
                     help="how sure the print check must be to refuse a find as print (reader v16: the lowest "
                          "level that changed no reading of the sets measured; 0: no print check)")
@@ -305,9 +314,14 @@ def main(argv=None):
     calib = [c for c in args.lean_threshold_crops if Path(c.partition("=")[0]).is_dir()]
     scenes = [str(c) for c in args.lean_threshold_scenes if c.is_dir()]
     if calib and (m / "reader_lean.onnx").is_file():
+        extra = ["--rise", str(args.lean_rise)]
+        if args.lean_look and (m / args.lean_look).is_file():
+            extra += ["--look", args.lean_look]
+        if args.lean_reference:
+            extra += ["--reference", str(args.lean_reference)]
         calibrate_lean_thresholds.main(["--crops", *calib, "--scenes", *scenes, "--lurig-faces",
                                         "models/train/lurig_values.json", "--lurig-boxes", str(w / "lurig_boxes.json"),
-                                        "--models", str(m), "--out", str(m / "reader.onnx")])
+                                        "--models", str(m), "--out", str(m / "reader.onnx"), *extra])
 
 
 def seen_look(args, w: Path, m: Path) -> None:

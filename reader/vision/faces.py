@@ -22,7 +22,7 @@ from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
 from reader.vision.onnx_model import OnnxModel
-from reader.vision.topface import TopFaceLook, combine
+from reader.vision.topface import RISEN_DICE, TopFaceLook, combine
 
 ANGLES = (0.0, 90.0, 180.0, 270.0)
 
@@ -119,9 +119,12 @@ class FaceReader:
         # die showing 1 that all six views read as 1 (0.95).
         self._die_cols = [i for i, t in enumerate(self.types) if t != "none"]
 
-    def evidence(self, image: np.ndarray, boxes: list[tuple], check_state: bool = True) -> list[FaceEvidence]:
+    def evidence(self, image: np.ndarray, boxes: list[tuple], check_state: bool = True,
+                 shifts: list[tuple[float, float]] | None = None) -> list[FaceEvidence]:
         """`check_state`: ask the state check too, if there is one (a caller with a better judge of
-        leaning, the lean look with the camera known, need not)."""
+        leaning, the lean look with the camera known, need not). `shifts`: per box, (dx, dy) pixels
+        from its middle to where a described camera sees the die's top face; the second looks of
+        the numeral dice cut there (reader.vision.viewing.top_face_shift)."""
         if not boxes:
             return []
         crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
@@ -141,8 +144,9 @@ class FaceReader:
         for look in self.looks:
             second = [i for i, die in enumerate(dice) if self.look_of.get(die) is look]
             if second:
+                moved = [shifts[i] if dice[i] in RISEN_DICE else (0.0, 0.0) for i in second] if shifts else None
                 top_logits.update(zip(second, look.face_logits(image, [boxes[i] for i in second],
-                                                               [dice[i] for i in second])))
+                                                               [dice[i] for i in second], moved)))
         out = []
         for i in range(len(boxes)):
             sl = slice(i * n, (i + 1) * n)

@@ -108,8 +108,25 @@ class LeanThresholds:
 
     within_deg: dict
     accept_by_die: dict
+    # With the camera described, the numeral dice's second looks cut where the camera sees the top
+    # face, this x the box side x sin(angle) from the box's middle (reader.vision.viewing.top_face_shift;
+    # metadata "top_face_rise"). The thresholds were set on dice read so; 0 (readers before v18): the
+    # cut about the box's middle, as without a camera.
+    rise: float = 0.0
+    # Second looks taken with the camera described, in place of the reader's own for their dice (each
+    # a metadata entry as the reader's "top_face" ones: model, per_side, dice, ...; metadata "looks"):
+    # a look taught the faces of dice seen near vertical reads them surely where the camera says
+    # they are seen so, and the thresholds above were set on its readings (models/reader.md,
+    # "Session 35"). Empty: the reader's own looks.
+    looks: tuple = ()
 
     def __post_init__(self) -> None:
+        if not 0.0 <= float(self.rise) <= 1.0:
+            raise DiceReaderError(f"lean thresholds' top_face_rise {self.rise!r}: give 0-1")
+        for look in self.looks:
+            if not isinstance(look, dict) or not isinstance(look.get("model"), str) or not look.get("dice") \
+                    or "per_side" not in look:
+                raise DiceReaderError(f"lean thresholds' look {look!r}: give its model, per_side and dice")
         for die, t in self.accept_by_die.items():
             if die not in self.within_deg:
                 raise DiceReaderError(f"lean threshold for the {die} names no angle it holds within")
@@ -123,7 +140,8 @@ class LeanThresholds:
             return None
         try:
             return cls({str(k): float(v) for k, v in meta["within_deg"].items()},
-                       {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()})
+                       {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()},
+                       float(meta.get("top_face_rise", 0.0)), tuple(meta.get("looks", ())))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DiceReaderError(f"reader metadata lean_thresholds {meta!r} is not angles and thresholds") from exc
 

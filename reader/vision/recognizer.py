@@ -4,7 +4,9 @@ ONNX models from models/: `detector.onnx` finds dice (reader.vision.detector), `
 reads each one (reader.vision.faces), and the second looks named in the reader's metadata
 (reader.vision.topface): `reader_top.onnx` at a numeral die's top face, `reader_top_d6.onnx` at a
 D6's pips. Where the camera is known, `reader_lean.onnx` looks for dice that lean (reader.vision.lean)
-and `reader_seen.onnx` reads the numeral dice seen obliquely from the camera's side (reader.vision.seen).
+and `reader_seen.onnx` reads the numeral dice seen obliquely from the camera's side (reader.vision.seen);
+there the numeral dice's second looks cut where the camera sees the top face, and the D20 takes
+`reader_near_d20.onnx`, the look the lean thresholds name (reader.vision.lean.LeanThresholds).
 Pure computation on an image
 array: opening cameras and files is the callers' business.
 """
@@ -24,7 +26,7 @@ from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
 from reader.vision.seen import SeenLook
-from reader.vision.topface import TopFaceLook
+from reader.vision.topface import TopFaceLook, in_place_of
 from reader.vision.viewing import STEEP_LIMITS, CameraView
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
@@ -45,7 +47,7 @@ SEEN_MODEL = "reader_seen.onnx"
 class Recognizer:
     def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
                  lean: LeanLook | None = None, seen: SeenLook | None = None,
-                 lean_thresholds: LeanThresholds | None = None):
+                 lean_thresholds: LeanThresholds | None = None, lean_faces: FaceReader | None = None):
         self.detector = detector
         self.faces = faces
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
@@ -59,6 +61,9 @@ class Recognizer:
         # with the lean look, the thresholds for a die refused for low confidence, decided again with
         # its p(leaning) in place of p(cocked) (the reader's metadata "lean_thresholds"); None: not
         self.lean_thresholds = lean_thresholds
+        # with the lean look, the reader with the lean thresholds' own second looks in place
+        # (LeanThresholds.looks); None: the same reader as without
+        self.lean_faces = lean_faces
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -73,15 +78,20 @@ class Recognizer:
         state_check = StateCheck.from_meta(OnnxModel(d / check["model"], threads), check) if check else None
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
         seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
+        thresholds = LeanThresholds.from_meta(reader.meta.get("lean_thresholds"))
+        lean_faces = None
+        if thresholds is not None and thresholds.looks:
+            own = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t) for t in thresholds.looks]
+            lean_faces = FaceReader(reader, in_place_of(looks, own), state_check)
         return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
-                   lean=lean, seen=seen, lean_thresholds=LeanThresholds.from_meta(reader.meta.get("lean_thresholds")))
+                   lean=lean, seen=seen, lean_thresholds=thresholds, lean_faces=lean_faces)
 
     @property
     def versions(self) -> dict:
         out = {"detector": self.detector.model.meta.get("version"),
                "reader": self.faces.model.meta.get("version")}
-        for look in self.faces.looks:  # reader_top (v7's, the numeral dice), reader_top_d6, ...
-            out[look.name] = look.model.meta.get("version")
+        for look in self.faces.looks + (self.lean_faces.looks if self.lean_faces is not None else ()):
+            out[look.name] = look.model.meta.get("version")  # reader_top (the numeral dice), reader_top_d6, ...
         if self.lean is not None:
             out["reader_lean"] = self.lean.model.meta.get("version")
         if self.seen is not None:
@@ -108,15 +118,30 @@ class Recognizer:
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
-        evs = self.faces.evidence(image, boxes, not looks)
+        evs = self.faces_for(looks).evidence(image, boxes, not looks, self._top_face_shifts(image, boxes, looks))
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
-        readings = [r for r in self._join_pieces(image, boxes, found, heat, not looks) if r is not None]
+        readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
         return readings
+
+    def faces_for(self, looks: bool) -> FaceReader:
+        """The reader to gather evidence with: with the looks, the one with the lean thresholds' own
+        second looks where there are any (their decisions are the same: one network, one metadata)."""
+        return self.lean_faces if looks and self.lean_faces is not None else self.faces
+
+    def _top_face_shifts(self, image: np.ndarray, boxes: list[Box], looks: bool) -> list[tuple[float, float]] | None:
+        """With the looks, where the camera sees each die's top face from its box's middle, for the
+        numeral dice's second looks (reader.vision.viewing.top_face_shift), by the rise the lean
+        thresholds were set with; None (cut about the middle) without the looks or a rise."""
+        rise = self.lean_thresholds.rise if looks and self.lean_thresholds is not None else 0.0
+        if not rise:
+            return None
+        h, w = image.shape[:2]
+        return [self.view.top_face_shift(tuple(b), w, h, rise) for b in boxes]
 
     def _looks(self) -> bool:
         """Are the looks that need the camera described right asked for (CameraView.lean)?"""
@@ -189,14 +214,16 @@ class Recognizer:
         return out
 
     def _join_pieces(self, image: np.ndarray, boxes: list[Box], found: list[DieReading | None], heat: Heat,
-                     check_state: bool = True) -> list[DieReading | None]:
+                     looks: bool = False) -> list[DieReading | None]:
         """Two boxes on one die read as one (reader.vision.pieces): a pair is joined only when the
-        box holding both reads as an accepted face."""
+        box holding both reads as an accepted face. `looks`: read as read_frame reads with them."""
         pairs = piece_pairs(boxes, found, heat.ridge)
         if not pairs:
             return found
-        unions = [self.faces.decide(ev, p.union)
-                  for p, ev in zip(pairs, self.faces.evidence(image, [p.union for p in pairs], check_state))]
+        union = [p.union for p in pairs]
+        unions = [self.faces.decide(ev, p.union) for p, ev in
+                  zip(pairs, self.faces_for(looks).evidence(image, union, not looks,
+                                                            self._top_face_shifts(image, union, looks)))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
             if not accepted(u) or p.i in used or p.j in used:
@@ -216,7 +243,9 @@ class Recognizer:
             best = max(dets, key=lambda d: d.score)
             fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
             candidates = [best.box] + (candidates if fills else [])
-        evidence = self.faces.evidence(image, candidates)
+        looks = self.view is not None and self._looks()
+        evidence = self.faces_for(looks).evidence(image, candidates, True,
+                                                  self._top_face_shifts(image, candidates, looks))
         # the box whose reading is most sure it shows a die
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None
         def die_prob(ev):
@@ -225,7 +254,6 @@ class Recognizer:
         box = Box(*candidates[k])
         reading = self.faces.decide(evidence[k], box, allow_none=False)
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
-            looks = self._looks()
             found, leaned = [reading], []
             if looks:
                 found, leaned = self._read_again_with_lean(image, [box], [evidence[k]], found)

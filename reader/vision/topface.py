@@ -17,11 +17,17 @@ network taught pips alone, where the numeral dice want their top face alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from reader.vision.crops import crop_die, to_tensor
+
+
+# The die types whose cut may be moved to where a described camera sees the top face
+# (reader.vision.viewing.top_face_shift): the numeral dice, cut about their top face. A D6's look cuts
+# the whole die (1.15 x its box) and reads its pips from it.
+RISEN_DICE = frozenset({"d8", "d10", "d12", "d20"})
 
 
 @dataclass(frozen=True)
@@ -56,14 +62,32 @@ class TopFaceLook:
             extra["name"] = str(meta["model"]).removesuffix(".onnx")
         return cls(model, float(meta["per_side"]), frozenset(meta["dice"]), **extra)
 
-    def face_logits(self, image: np.ndarray, boxes: list[tuple], dice: list[str] | None = None) -> list[np.ndarray]:
+    def face_logits(self, image: np.ndarray, boxes: list[tuple], dice: list[str] | None = None,
+                    shifts: list[tuple[float, float]] | None = None) -> list[np.ndarray]:
         """Per die, views x 20 face logits of its middle (the reader applies its softmax with
-        `temperature`, as it does to its own); `dice`: the type each was read as, for its cut."""
+        `temperature`, as it does to its own); `dice`: the type each was read as, for its cut;
+        `shifts`: (dx, dy) pixels to move each cut by, to where the camera sees the top face."""
         cuts = [self.cut_by_die.get(d, self.per_side) for d in (dice or [None] * len(boxes))]
+        if shifts:
+            boxes = [moved(b, dx, dy) for b, (dx, dy) in zip(boxes, shifts)]
         crops = [crop_die(image, b, a, c) for b, c in zip(boxes, cuts) for a in self.angles]
         logits = self.model(to_tensor(crops))[1]
         n = len(self.angles)
         return [logits[i * n:(i + 1) * n] for i in range(len(boxes))]
+
+
+def in_place_of(looks, new) -> tuple:
+    """`looks` with the die types the `new` looks read taken from them (a look left with none is
+    dropped), then the `new` looks: a reader takes one second look per die type."""
+    taken = frozenset().union(*(n.dice for n in new)) if new else frozenset()
+    kept = tuple(replace(look, dice=look.dice - taken) for look in looks)
+    return tuple(look for look in kept if look.dice) + tuple(new)
+
+
+def moved(box, dx: float, dy: float) -> tuple:
+    """`box` (x0, y0, x1, y1) moved by (dx, dy) pixels."""
+    x0, y0, x1, y1 = box
+    return x0 + dx, y0 + dy, x1 + dx, y1 + dy
 
 
 def combine(whole: np.ndarray, top: np.ndarray, weight: float = 0.5) -> np.ndarray:

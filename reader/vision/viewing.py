@@ -30,6 +30,23 @@ from reader.reading import DieReading, Unreadable
 STEEP_LIMITS = {"d6": 45.0, "d8": 35.0, "d10": 30.0, "d12": 30.0, "d20": 30.0}
 
 
+def top_face_shift(box, slant: float, turn: float, rise: float) -> tuple[float, float]:
+    """(dx, dy) in pixels from the middle of a die's box to where its top face is seen: away from
+    the camera's foot (`turn`, reader.vision.viewing.CameraView.turn_to_foot's angle for the box), by
+    `rise` x the box side x sin(`slant`).
+
+    Why: the top face stands above the die's middle (a D20's by 0.4 of its box side), so a camera
+    seeing the die `slant` degrees off vertical sees it that far toward the picture's far side, while
+    the box's middle holds the side face looking at the camera. A second look cut about the box's
+    middle (reader.vision.topface) then reads that side face: the near D20 look, its cut 0.45, read
+    the renders seen 21-30 degrees off vertical right 281 times of 615, 59 of them wrong at p 0.9 or
+    over; cut 0.4 x side x sin(slant) away from the foot, 490 and 2 (models/reader.md, "Session 35")."""
+    x0, y0, x1, y1 = box
+    reach = rise * max(x1 - x0, y1 - y0) * math.sin(math.radians(slant))
+    to_foot = math.radians(turn + 90.0)  # turn_to_foot is the foot's direction less 90 degrees
+    return -reach * math.cos(to_foot), -reach * math.sin(to_foot)
+
+
 @dataclass(frozen=True)
 class CameraView:
     """A fixed camera over the tray: `hfov` its horizontal field of view (degrees), `tilt` how far
@@ -83,6 +100,11 @@ class CameraView:
         camera's axis leans toward the top of the picture, so its foot is below the middle."""
         f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
         return width / 2, height / 2 + f * math.tan(math.radians(self.tilt))
+
+    def top_face_shift(self, box, width: int, height: int, rise: float) -> tuple[float, float]:
+        """Where this camera sees the top face of the die in `box`, from the box's middle (top_face_shift)."""
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return top_face_shift(box, self.slant(cx, cy, width, height), self.turn_to_foot(cx, cy, width, height), rise)
 
     def turn_to_foot(self, x: float, y: float, width: int, height: int) -> float:
         """Degrees to turn a crop about (x, y) (reader.vision.crops.crop_die's `angle`) so that the

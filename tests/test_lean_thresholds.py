@@ -232,3 +232,33 @@ def test_the_lean_thresholds_looks_are_taken_or_refused_plainly(looks, ok):
     else:
         with pytest.raises(DiceReaderError):
             LeanThresholds.from_meta(meta)
+
+
+def test_the_lean_thresholds_are_set_with_a_look_and_a_rise_and_travel_in_the_reader(tmp_path):
+    # the command that set reader v18's, on type-lurig's D20 faces alone (photographed from above):
+    # the reader it writes names the look and the rise, loads, and keeps the reference's floor
+    pytest.importorskip("torch")
+    import shutil
+
+    from models.train import calibrate_lean_thresholds
+    from reader.vision.onnx_model import models_dir
+    from reader.vision.realdata import realdata_root
+
+    if not (realdata_root() / "type-lurig" / "labels.jsonl").is_file():
+        pytest.skip("type-lurig absent")
+    models = models_dir(None)
+    release = tmp_path / "release"
+    release.mkdir()
+    for f in models.glob("*.onnx"):
+        shutil.copy(f, release / f.name)
+    out = release / "reader.onnx"
+    assert calibrate_lean_thresholds.main([
+        "--lurig-faces", str(models / "train" / "lurig_values.json"), "--dice", "d20",
+        "--models", str(release), "--rise", "0.3", "--look", "reader_near_d20.onnx", "--reference", str(models),
+        "--out", str(out)]) == 0
+    rec = Recognizer.load(release)
+    got = rec.lean_thresholds
+    assert got.rise == pytest.approx(0.3)
+    assert [look["model"] for look in got.looks] == ["reader_near_d20.onnx"]
+    assert got.accept_by_die["d20"] >= Recognizer.load(models).lean_thresholds.accept_by_die["d20"]
+    assert "reader_near_d20" in rec.versions and rec.lean_faces.look_of["d20"].name == "reader_near_d20"

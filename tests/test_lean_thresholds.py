@@ -236,7 +236,9 @@ def test_the_lean_thresholds_looks_are_taken_or_refused_plainly(looks, ok):
 
 def test_the_lean_thresholds_are_set_with_a_look_and_a_rise_and_travel_in_the_reader(tmp_path):
     # the command that set reader v18's, on type-lurig's D20 faces alone (photographed from above):
-    # the reader it writes names the look and the rise, loads, and keeps the reference's floor
+    # the reader it writes names the look and the rise, loads, and keeps the reference's floor (in the
+    # detector's boxes where work/ has them, else the whole photos: a fresh clone's D20 may then read
+    # no more than the reference's, and no D20 threshold is written)
     pytest.importorskip("torch")
     import shutil
 
@@ -260,5 +262,6 @@ def test_the_lean_thresholds_are_set_with_a_look_and_a_rise_and_travel_in_the_re
     got = rec.lean_thresholds
     assert got.rise == pytest.approx(0.3)
     assert [look["model"] for look in got.looks] == ["reader_near_d20.onnx"]
-    assert got.accept_by_die["d20"] >= Recognizer.load(models).lean_thresholds.accept_by_die["d20"]
+    floors = Recognizer.load(models).lean_thresholds.accept_by_die
+    assert all(t >= floors[die] for die, t in got.accept_by_die.items())
     assert "reader_near_d20" in rec.versions and rec.lean_faces.look_of["d20"].name == "reader_near_d20"

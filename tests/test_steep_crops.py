@@ -45,6 +45,22 @@ def test_replayed_angles_take_the_rows_place():
     assert near == [lines[0]] and steep == [lines[1]]
 
 
+@pytest.mark.parametrize("angle, dy", [
+    pytest.param(0.0, 0.0, id="seen straight down: the box stays"),
+    pytest.param(30.0, -0.4 * 40 * 0.5, id="30 degrees off: up the crop, away from the foot below it"),
+])
+def test_near_crops_can_be_cut_where_the_camera_sees_the_top_face(angle, dy):
+    from models.train.slant_split import risen_rows
+
+    line = json.dumps({"image": "0000000.jpg", "dice": [{"die": "d20", "value": 1, "box": [40, 40, 80, 80]},
+                                                         {"die": "d6", "value": 2, "box": [0, 0, 10, 10]}],
+                       "camera": {"off_vertical_deg": angle}})
+    (got,) = risen_rows([line], None, 0.4)
+    main, other = json.loads(got)["dice"]
+    assert main["box"] == pytest.approx([40, 40 + dy, 80, 80 + dy])
+    assert other["box"] == [0, 0, 10, 10]  # only the main die's: the one a trainer cuts
+
+
 def test_a_near_limit_beyond_the_steep_one_is_refused():
     from models.train.slant_split import split_rows
 

@@ -42,6 +42,24 @@ def split_rows(lines: list[str], angles: dict[str, float] | None, near: float, s
     return near_rows, steep_rows
 
 
+def risen_rows(rows: list[str], angles: dict[str, float] | None, rise: float) -> list[str]:
+    """The rows with their main die's box moved to where the crop's camera sees its top face
+    (reader.vision.viewing.top_face_shift; a bulk crop's camera foot is below the crop), so a
+    trainer cuts a look's crops there, as the recognizer cuts them with the camera described."""
+    from reader.vision.viewing import top_face_shift
+
+    out = []
+    for line in rows:
+        r = json.loads(line)
+        a = angles[r["image"]] if angles is not None else float(r["camera"]["off_vertical_deg"])
+        d = r["dice"][0]
+        dx, dy = top_face_shift(d["box"], a, 0.0, rise)
+        d["box"] = [round(d["box"][0] + dx, 2), round(d["box"][1] + dy, 2), round(d["box"][2] + dx, 2),
+                    round(d["box"][3] + dy, 2)]
+        out.append(json.dumps(r))
+    return out
+
+
 def write_folder(src: Path, out: Path, rows: list[str]) -> None:
     """A render folder of these rows of `src`: labels.jsonl and a link to each image."""
     out.mkdir(parents=True, exist_ok=True)
@@ -59,6 +77,9 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--near", type=float, default=15.0, help="degrees off vertical, at most (default %(default)s)")
     ap.add_argument("--steep", type=float, default=25.0, help="degrees off vertical, over (default %(default)s)")
+    ap.add_argument("--rise", type=float, default=0.0,
+                    help="move each near crop's main box this x its side x sin(angle) toward where the camera sees "
+                         "the top face (reader v18's cut with the camera described; default 0: not moved)")
     args = ap.parse_args(argv)
     from models.train.train_lean import angles_of
 
@@ -68,6 +89,8 @@ def main(argv=None):
         angles = angles_of(folder, replay)
         lines = (folder / "labels.jsonl").read_text().splitlines()
         near, steep = split_rows(lines, angles, args.near, args.steep)
+        if args.rise:
+            near = risen_rows(near, angles, args.rise)
         write_folder(folder, args.out / f"near-{folder.name}", near)
         write_folder(folder, args.out / f"steep-{folder.name}", steep)
         print(f"{folder}: {len(near)} near (<= {args.near:g} deg), {len(steep)} steep (> {args.steep:g} deg) "

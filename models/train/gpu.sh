@@ -61,12 +61,15 @@ replay_of() {
 }
 
 split_renders() {
-    # each render folder split by its crops' camera angle (near <= 15, steep > 25 degrees), one
-    # process per folder: work/dsplit/near-sN and work/dsplit/steep-sN
+    # each render folder split by its crops' camera angle (near <= SPLIT_NEAR, default 15; steep >
+    # SPLIT_STEEP, default 25 degrees), the near crops' boxes moved SPLIT_RISE (default 0) toward the
+    # top face as reader v18 cuts with the camera described (SPLIT_NEAR=30 SPLIT_STEEP=30
+    # SPLIT_RISE=0.4), one process per folder: work/dsplit/near-sN and work/dsplit/steep-sN
     local d n
     for d in work/dsynth/s*/; do
         n=$(basename "$d")
-        python3 -m models.train.slant_split "${d%/}=$(cat "work/dsynth/$n.replay")" --out work/dsplit > "work/dsynth/$n.split.log" 2>&1 &
+        python3 -m models.train.slant_split "${d%/}=$(cat "work/dsynth/$n.replay")" --out work/dsplit \
+            --near "${SPLIT_NEAR:-15}" --steep "${SPLIT_STEEP:-25}" --rise "${SPLIT_RISE:-0}" > "work/dsynth/$n.split.log" 2>&1 &
     done
     wait
     cat work/dsynth/*.split.log

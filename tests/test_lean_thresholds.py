@@ -15,31 +15,18 @@ import pytest
 
 from reader.errors import DiceReaderError
 from reader.reading import Cocked, Face, Unreadable
-from reader.vision.faces import FaceEvidence, FaceReader
 from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
-from tray_fakes import FixedLeaning, GivenBoxes
+from tray_fakes import FixedD20Reader, FixedLeaning, GivenBoxes
 
 W, H = 1280, 720
 THRESHOLDS = LeanThresholds({"d20": 21.0}, {"d20": 0.88})
 
 
-class _FaintD20(FaceReader):
+def _FaintD20(agree=True):
     """Every die a D20 showing 14: p(type) 0.95, p(face) 0.95, p(cocked) 0.3, views agreeing."""
-
-    def __init__(self, agree=True):
-        class _Meta:
-            meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.85,
-                    "accept_threshold_by_die": {"d20": 0.94}, "cocked_threshold": 0.4}
-        super().__init__(_Meta())
-        self.agree = agree
-
-    def evidence(self, image, boxes, check_state=True, shifts=None):
-        tp = np.array([0.0, 0.0, 0.0, 0.0, 0.05, 0.95, 0.0])
-        fp = np.full(20, 0.05 / 19)
-        fp[13] = 0.95
-        return [FaceEvidence(tp, fp, 0.3, self.agree) for _ in boxes]
+    return FixedD20Reader(14, 0.95, p_type=0.95, cocked=0.3, agree=agree, accept_by_die={"d20": 0.94})
 
 
 def frame():
@@ -151,18 +138,6 @@ def test_the_dice_decided_again_add_no_wrong_reading_and_no_cocked_die(extra, ex
     assert found["right"] > found["right_at_release"]
 
 
-class _CutsSeen(_FaintD20):
-    """_FaintD20 that keeps the shifts each evidence call was given."""
-
-    def __init__(self):
-        super().__init__()
-        self.shifts = []
-
-    def evidence(self, image, boxes, check_state=True, shifts=None):
-        self.shifts.append(shifts)
-        return super().evidence(image, boxes, check_state, shifts)
-
-
 @pytest.mark.parametrize("view, rise, moved", [
     pytest.param(None, 0.4, False, id="no camera: cut about the box's middle"),
     pytest.param(CameraView(90.0), 0.4, False, id="camera without the lean look: the middle"),
@@ -170,7 +145,7 @@ class _CutsSeen(_FaintD20):
     pytest.param(CameraView(90.0, lean=True), 0.4, True, id="camera, lean look, rise: where the top face is"),
 ])
 def test_the_numeral_looks_cut_where_the_camera_sees_the_top_face_only_as_calibrated(view, rise, moved):
-    faces = _CutsSeen()
+    faces = _FaintD20()
     rec = Recognizer(GivenBoxes([OFF]), faces, view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
                      lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.88}, rise))
     rec.read_frame(frame())
@@ -197,16 +172,6 @@ def test_the_reference_sets_what_the_dice_decided_again_may_add_and_the_floor(ex
     assert found["threshold"] == pytest.approx(expected, abs=1e-3)
 
 
-class _SureD20(_FaintD20):
-    """Every die a D20 showing 7, surely: the reader with a look of its own for dice seen from above."""
-
-    def evidence(self, image, boxes, check_state=True, shifts=None):
-        tp = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
-        fp = np.full(20, 0.01 / 19)
-        fp[6] = 0.99
-        return [FaceEvidence(tp, fp, 0.01, True) for _ in boxes]
-
-
 @pytest.mark.parametrize("view, expected", [
     pytest.param(None, None, id="no camera: the reader's own looks, unsure"),
     pytest.param(CameraView(90.0), None, id="camera without the lean look: its own looks"),
@@ -214,7 +179,8 @@ class _SureD20(_FaintD20):
 ])
 def test_the_lean_thresholds_looks_read_only_with_the_camera_and_the_lean_look(view, expected):
     rec = Recognizer(GivenBoxes([MIDDLE]), _FaintD20(), view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
-                     lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.97}), lean_faces=_SureD20())
+                     lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.97}),
+                     lean_faces=FixedD20Reader(7, 0.99, p_type=1.0, accept_by_die={"d20": 0.94}))
     (r,) = rec.read_frame(frame())
     assert r.value == expected
 

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.faces import PRINTED, FaceEvidence, FaceReader
+from reader.vision.faces import PRINTED
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.seen import SeenLook
 from reader.vision.viewing import STEEP_LIMITS, CameraView
-from tray_fakes import FixedLeaning, GivenBoxes
+from tray_fakes import FixedD20Reader, FixedLeaning, GivenBoxes
 
 W, H = 1280, 720
 VIEW = CameraView(90.0, lean=True)  # straight down: the camera's foot is the frame's middle
@@ -126,20 +126,9 @@ def test_its_limit_replaces_the_steep_limit_of_its_types():
     assert limits["d10"] == STEEP_LIMITS["d10"] and limits["d6"] == STEEP_LIMITS["d6"]
 
 
-class _SureNeighbour(FaceReader):
+def _SureNeighbour():
     """A stand-in reader: every die a D20 showing 3 (0.96), flat."""
-
-    def __init__(self):
-        class _Meta:
-            meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.85,
-                    "cocked_threshold": 0.4}
-        super().__init__(_Meta())
-
-    def evidence(self, image, boxes, check_state=True, shifts=None):
-        tp = np.array([0.0, 0.0, 0.0, 0.0, 0.01, 0.99, 0.0])
-        fp = np.full(20, 0.04 / 19)
-        fp[2] = 0.96
-        return [FaceEvidence(tp, fp, 0.01, True) for _ in boxes]
+    return FixedD20Reader(3, 0.96)
 
 
 @pytest.mark.parametrize("view, value", [

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.vision.faces import FaceEvidence, FaceReader
 from reader.recording import RecordingReader, RecordingWriter, is_recording, list_rolls
 
 COLORS = [(40, 40, 220), (220, 200, 40), (40, 200, 40), (200, 40, 200)]
@@ -148,3 +149,27 @@ class FixedLeaning:
     def run(self, x, slant):
         self.crops += len(x)
         return [np.tile(np.log(np.clip(np.array([[1 - self.p, self.p]], np.float32), 1e-9, 1)), (len(x), 1))]
+
+
+
+class FixedD20Reader(FaceReader):
+    """A stand-in for the reader (reader.vision.faces.FaceReader: its decisions, its evidence fixed):
+    every die a D20 showing `face`, p(type) `p_type` (the rest a D12), p(face) `p_face`, p(cocked)
+    `cocked`, its views agreeing or not; `accept_by_die` its own thresholds. Keeps the shifts each
+    evidence call was given (the cut moved to the top face with the camera described)."""
+
+    def __init__(self, face: int, p_face: float, p_type: float = 0.99, cocked: float = 0.01, agree: bool = True,
+                 accept_by_die: dict | None = None):
+        class _Meta:
+            meta = {"types": ["d4", "d6", "d8", "d10", "d12", "d20", "none"], "accept_threshold": 0.85,
+                    "cocked_threshold": 0.4, **({"accept_threshold_by_die": accept_by_die} if accept_by_die else {})}
+        super().__init__(_Meta())
+        self.face, self.p_face, self.p_type, self.cocked, self.agree = face, p_face, p_type, cocked, agree
+        self.shifts = []
+
+    def evidence(self, image, boxes, check_state=True, shifts=None):
+        self.shifts.append(shifts)
+        tp = np.array([0.0, 0.0, 0.0, 0.0, 1.0 - self.p_type, self.p_type, 0.0])
+        fp = np.full(20, (1.0 - self.p_face) / 19)
+        fp[self.face - 1] = self.p_face
+        return [FaceEvidence(tp, fp, self.cocked, self.agree) for _ in boxes]

@@ -20,9 +20,12 @@ def add_arguments(p) -> None:
                    help="with --camera-fov: a read die that the lean look (models/reader_lean.onnx) finds leaning "
                         "is called cocked, roll again, and a die the reader took for cocked that it finds flat "
                         "is read; and the seen look (models/reader_seen.onnx, when present) reads the numeral dice "
-                        "seen obliquely from the camera's side. On the renders they keep cocked dice from a value "
-                        "and read D20 the steep limits refuse; on real photos they refuse flat dice when the "
-                        "camera is not described right (models/reader_lean.md, models/reader_seen.md)")
+                        "seen obliquely from the camera's side; and the numeral dice are cut where the camera sees "
+                        "their top face, the D20 read by models/reader_near_d20.onnx (reader v18). On the renders "
+                        "they keep cocked dice from a value and read D20 the steep limits refuse; on real photos "
+                        "they refuse flat dice, and misread a D20 as the face looking at the camera, when the "
+                        "camera is not described right (models/reader_lean.md, models/reader_seen.md, "
+                        "models/reader.md)")
 
 
 def view_from_args(args):

@@ -39,10 +39,10 @@ from models.train.calibrate_seen import BOX_ERROR, crops_of
 from models.train.export import restamp
 from models.train.reader_data import lurig_values
 from reader.reading import Box, Face, Unreadable
-from reader.vision.faces import LOW_CONFIDENCE, FaceReader
+from reader.vision.faces import LOW_CONFIDENCE
 from reader.vision.onnx_model import OnnxModel, models_dir
-from reader.vision.recognizer import LEAN_MODEL, Recognizer
-from reader.vision.topface import TopFaceLook, in_place_of
+from reader.vision.recognizer import LEAN_MODEL, Recognizer, with_looks
+from reader.vision.topface import TopFaceLook
 from reader.vision.viewing import STEEP_LIMITS, CameraView, top_face_shift
 
 DICE = ("d6", "d8", "d10", "d12", "d20")
@@ -126,6 +126,12 @@ def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0) -> list[dict]:
                      "released": isinstance(own.outcome, Face) and p_lean < rec.lean.threshold,
                      "conf": float(again.confidence) if unsure and isinstance(again.outcome, Face) else 0.0})
     return rows
+
+
+def taken(rows: list[dict], die: str, deg: float, threshold: float) -> list[dict]:
+    """The readings of `die` within `deg` degrees that are given a value: the release's own (accepted
+    at its threshold, p(leaning) under the lean look's) and those decided again at `threshold`."""
+    return [r for r in rows if r["die"] == die and r["slant"] <= deg and (r["released"] or r["conf"] >= threshold)]
 
 
 def lean_thresholds(rows: list[dict], within: dict, allowed: dict | None = None, floor: dict | None = None) -> dict:
@@ -223,14 +229,13 @@ def main(argv=None):
     if args.look:
         if not (release / args.look).is_file():
             ap.error(f"--look {args.look}: not in {release}")
-        made = OnnxModel(release / args.look).meta
-        entry = {"model": args.look, "per_side": 0.7, "dice": sorted(made.get("dice") or DICE[1:]),
-                 "cut_by_die": made.get("cut_by_die", {}), "temperature": args.look_temperature,
-                 "weight": args.look_weight, "angles": [45.0, 225.0]}
+        made = OnnxModel(release / args.look).meta  # its cut and dice, as calibrate reads a look's
+        entry = {"model": args.look, "per_side": float(made["crop_per_side"]),
+                 "dice": sorted(made.get("dice") or DICE[1:]), "cut_by_die": made.get("cut_by_die", {}),
+                 "temperature": args.look_temperature, "weight": args.look_weight,
+                 "angles": list(TopFaceLook.angles)}
         looks = [t for t in looks if not set(t["dice"]) & set(entry["dice"])] + [entry]
-    if looks:
-        own = [TopFaceLook.from_meta(OnnxModel(release / t["model"]), t) for t in looks]
-        rec.lean_faces = FaceReader(rec.faces.model, in_place_of(rec.faces.looks, own), rec.faces.state_check)
+    rec.lean_faces = with_looks(rec.faces, looks, release)
     rows = read_all(rec, dice, args.seed, rise)
     allowed, floor, reference = {}, {}, None
     if args.reference:
@@ -241,11 +246,9 @@ def main(argv=None):
         ref_rows = read_all(ref, dice, args.seed, ref.lean_thresholds.rise)
         reference = {"floors": floor, "right": {}, "wrong_or_cocked": {}}
         for die, deg in within.items():
-            t = floor.get(die, 2.0)
-            took = [r for r in ref_rows if r["die"] == die and r["slant"] <= deg and (r["released"] or r["conf"] >= t)]
+            took = taken(ref_rows, die, deg, floor.get(die, 2.0))  # a type it decides none of: its own only
             bad_ref = sum(1 for r in took if r["wrong"] or r["cocked"])
-            bad_own = sum(1 for r in rows if r["die"] == die and r["slant"] <= deg and (r["wrong"] or r["cocked"])
-                          and r["released"])
+            bad_own = sum(1 for r in taken(rows, die, deg, 2.0) if r["wrong"] or r["cocked"])
             allowed[die] = max(0, bad_ref - bad_own)
             reference["right"][die] = len(took) - bad_ref
             reference["wrong_or_cocked"][die] = bad_ref

@@ -24,6 +24,11 @@ import os
 from pathlib import Path
 
 
+def angle_of(row: dict, angles: dict[str, float] | None) -> float:
+    """A crop's camera angle: replayed (`angles` by image), else the row's own (bulk crops --lean)."""
+    return angles[row["image"]] if angles is not None else float(row["camera"]["off_vertical_deg"])
+
+
 def split_rows(lines: list[str], angles: dict[str, float] | None, near: float, steep: float) -> tuple[list[str], list[str]]:
     """(near rows, steep rows) of a labels.jsonl's lines; `angles` by image, else each row's own
     camera angle (bulk crops --lean). Rows between `near` and `steep` degrees are in neither."""
@@ -33,8 +38,7 @@ def split_rows(lines: list[str], angles: dict[str, float] | None, near: float, s
     for line in lines:
         if not line.strip():
             continue
-        r = json.loads(line)
-        a = angles[r["image"]] if angles is not None else float(r["camera"]["off_vertical_deg"])
+        a = angle_of(json.loads(line), angles)
         if a <= near:
             near_rows.append(line)
         elif a > steep:
@@ -51,9 +55,8 @@ def risen_rows(rows: list[str], angles: dict[str, float] | None, rise: float) ->
     out = []
     for line in rows:
         r = json.loads(line)
-        a = angles[r["image"]] if angles is not None else float(r["camera"]["off_vertical_deg"])
         d = r["dice"][0]
-        dx, dy = top_face_shift(d["box"], a, 0.0, rise)
+        dx, dy = top_face_shift(d["box"], angle_of(r, angles), 0.0, rise)
         d["box"] = [round(d["box"][0] + dx, 2), round(d["box"][1] + dy, 2), round(d["box"][2] + dx, 2),
                     round(d["box"][3] + dy, 2)]
         out.append(json.dumps(r))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -42,6 +43,16 @@ FILLS_IMAGE = 0.7
 # The lean look and the seen look, used only with a known camera that asks for them (CameraView.lean).
 LEAN_MODEL = "reader_lean.onnx"
 SEEN_MODEL = "reader_seen.onnx"
+
+
+def with_looks(faces: FaceReader, looks: tuple | list, folder, threads: int | None = None) -> FaceReader | None:
+    """`faces` with these second looks (metadata entries, reader.vision.lean.LeanThresholds.looks;
+    their networks in `folder`) in place of its own for their dice: the reader the recognizer asks
+    with the camera described and the looks. None where there are none."""
+    if not looks:
+        return None
+    own = [TopFaceLook.from_meta(OnnxModel(Path(folder) / t["model"], threads), t) for t in looks]
+    return FaceReader(faces.model, in_place_of(faces.looks, own), faces.state_check)
 
 
 class Recognizer:
@@ -79,12 +90,10 @@ class Recognizer:
         lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
         seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
         thresholds = LeanThresholds.from_meta(reader.meta.get("lean_thresholds"))
-        lean_faces = None
-        if thresholds is not None and thresholds.looks:
-            own = [TopFaceLook.from_meta(OnnxModel(d / t["model"], threads), t) for t in thresholds.looks]
-            lean_faces = FaceReader(reader, in_place_of(looks, own), state_check)
-        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), FaceReader(reader, looks, state_check),
-                   lean=lean, seen=seen, lean_thresholds=thresholds, lean_faces=lean_faces)
+        faces = FaceReader(reader, looks, state_check)
+        return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), faces, lean=lean, seen=seen,
+                   lean_thresholds=thresholds,
+                   lean_faces=with_looks(faces, thresholds.looks if thresholds else (), d, threads))
 
     @property
     def versions(self) -> dict:
@@ -118,7 +127,7 @@ class Recognizer:
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
-        evs = self.faces_for(looks).evidence(image, boxes, not looks, self._top_face_shifts(image, boxes, looks))
+        evs = self._evidence(image, boxes, looks)
         found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
         leaned: list[DieReading] = []
         if looks:
@@ -133,15 +142,17 @@ class Recognizer:
         second looks where there are any (their decisions are the same: one network, one metadata)."""
         return self.lean_faces if looks and self.lean_faces is not None else self.faces
 
-    def _top_face_shifts(self, image: np.ndarray, boxes: list[Box], looks: bool) -> list[tuple[float, float]] | None:
-        """With the looks, where the camera sees each die's top face from its box's middle, for the
-        numeral dice's second looks (reader.vision.viewing.top_face_shift), by the rise the lean
-        thresholds were set with; None (cut about the middle) without the looks or a rise."""
+    def _evidence(self, image: np.ndarray, boxes: list, looks: bool, check_state: bool | None = None) -> list:
+        """The dice's evidence as this reading takes it: with the looks, from faces_for's reader, the
+        state check left to the lean look (`check_state` None: not asked with the looks, asked
+        without), and the numeral dice's second looks cut where the camera sees the top face, by the
+        rise the lean thresholds were set with (reader.vision.viewing.top_face_shift)."""
         rise = self.lean_thresholds.rise if looks and self.lean_thresholds is not None else 0.0
-        if not rise:
-            return None
-        h, w = image.shape[:2]
-        return [self.view.top_face_shift(tuple(b), w, h, rise) for b in boxes]
+        shifts = None
+        if rise:
+            h, w = image.shape[:2]
+            shifts = [self.view.top_face_shift(tuple(b), w, h, rise) for b in boxes]
+        return self.faces_for(looks).evidence(image, boxes, not looks if check_state is None else check_state, shifts)
 
     def _looks(self) -> bool:
         """Are the looks that need the camera described right asked for (CameraView.lean)?"""
@@ -221,9 +232,7 @@ class Recognizer:
         if not pairs:
             return found
         union = [p.union for p in pairs]
-        unions = [self.faces.decide(ev, p.union) for p, ev in
-                  zip(pairs, self.faces_for(looks).evidence(image, union, not looks,
-                                                            self._top_face_shifts(image, union, looks)))]
+        unions = [self.faces.decide(ev, p.union) for p, ev in zip(pairs, self._evidence(image, union, looks))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
             if not accepted(u) or p.i in used or p.j in used:
@@ -244,8 +253,7 @@ class Recognizer:
             fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
             candidates = [best.box] + (candidates if fills else [])
         looks = self.view is not None and self._looks()
-        evidence = self.faces_for(looks).evidence(image, candidates, True,
-                                                  self._top_face_shifts(image, candidates, looks))
+        evidence = self._evidence(image, candidates, looks, check_state=True)
         # the box whose reading is most sure it shows a die
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None
         def die_prob(ev):

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "watch": "watch",
     "replay": "replay",
     "tower-sim": "tower_sim",
+    "camera": "camera",
 }
 
 

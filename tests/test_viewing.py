@@ -189,3 +189,74 @@ def test_the_described_camera_moves_the_cut_toward_the_frames_far_side():
     assert right[0] > 5 and abs(right[1]) < 1e-6
     assert above[1] < -5 and abs(above[0]) < 1e-6
     assert middle == pytest.approx((0.0, 0.0), abs=1e-9)
+
+
+# A camera may lean toward any side of the picture (CameraView.toward, --camera-toward): one on an arm
+# beside the tray leans toward the picture's left or right, and `dice-reader camera` measures which.
+S = 720  # a square frame, so that a quarter turn maps it onto itself
+
+
+@pytest.mark.parametrize("toward, x, y, turned", [
+    pytest.param(90.0, S, 100.0, (100.0, 0.0), id="leaning right: the right edge is the far side"),
+    pytest.param(180.0, 200.0, S, (S - 200.0, 0.0), id="leaning toward the bottom"),
+    pytest.param(270.0, 0.0, 500.0, (S - 500.0, 0.0), id="leaning left"),
+    pytest.param(90.0, 300.0, 650.0, (650.0, S - 300.0), id="leaning right, a die near the bottom"),
+])
+def test_a_camera_leaning_any_way_sees_the_frame_turned(toward, x, y, turned):
+    # the frame of a camera leaning toward `toward`, turned so that that side is at the top, is the
+    # frame of the same camera leaning toward the top
+    leaning = CameraView(60.0, 20.0, toward=toward)
+    assert leaning.slant(x, y, S, S) == pytest.approx(CameraView(60.0, 20.0).slant(*turned, S, S), abs=1e-9)
+
+
+@pytest.mark.parametrize("toward, foot_side", [
+    pytest.param(0.0, (0, 1), id="toward the top: the foot below the middle"),
+    pytest.param(90.0, (-1, 0), id="toward the right: the foot left of it"),
+    pytest.param(270.0, (1, 0), id="toward the left: the foot right of it"),
+])
+def test_the_foot_lies_opposite_the_way_the_camera_leans(toward, foot_side):
+    fx, fy = CameraView(60.0, 20.0, toward=toward).foot(W, H)
+    assert np.sign(round(fx - W / 2, 6)) == foot_side[0] and np.sign(round(fy - H / 2, 6)) == foot_side[1]
+    assert CameraView(60.0, 20.0, toward=toward).slant(W / 2, H / 2, W, H) == pytest.approx(20.0)
+
+
+@pytest.mark.parametrize("stored, want", [
+    pytest.param({"hfov": 70.0, "tilt": 12.0, "toward": 90.0}, CameraView(70.0, 12.0, toward=90.0), id="leaning right"),
+    pytest.param({"hfov": 70.0, "tilt": 12.0, "toward": -90}, CameraView(70.0, 12.0, toward=270.0), id="-90 is 270"),
+    pytest.param({"hfov": 70.0, "tilt": 12.0}, CameraView(70.0, 12.0, toward=0.0), id="a manifest from before: the top"),
+    pytest.param({"hfov": 70.0, "toward": "left"}, None, id="a word in a manifest"),
+])
+def test_which_way_the_camera_leans_is_recorded_and_read_back(stored, want):
+    if want is None:
+        with pytest.raises(DiceReaderError):
+            CameraView.from_json(stored)
+        return
+    assert CameraView.from_json(stored) == want
+    assert CameraView.from_json(want.to_json()) == want
+    assert ("toward" in want.to_json()) == bool(want.toward)  # the top, as before, writes what it wrote
+
+
+@pytest.mark.parametrize("options, want", [
+    pytest.param(["--camera-fov", "60", "--camera-tilt", "15", "--camera-toward", "left"], CameraView(60.0, 15.0, toward=270.0), id="a side by name"),
+    pytest.param(["--camera-fov", "60", "--camera-tilt", "15", "--camera-toward", "45"], CameraView(60.0, 15.0, toward=45.0), id="degrees"),
+    pytest.param(["--camera-fov", "60", "--camera-tilt", "15"], CameraView(60.0, 15.0), id="not given: the top"),
+    pytest.param(["--camera-fov", "60", "--camera-toward", "right"], "needs --camera-tilt", id="a way to lean with no lean"),
+])
+def test_the_read_options_describe_a_camera_leaning_any_way(options, want):
+    from reader.cli import build_parser
+    from reader.commands.view_args import view_from_args
+
+    args = build_parser().parse_args(["read", "x.jpg", *options])
+    if isinstance(want, str):
+        with pytest.raises(DiceReaderError, match=want):
+            view_from_args(args)
+    else:
+        assert view_from_args(args) == want
+
+
+def test_a_side_that_is_not_one_is_refused_by_the_parser(capsys):
+    from reader.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["read", "x.jpg", "--camera-fov", "60", "--camera-tilt", "9", "--camera-toward", "up"])
+    assert "give top, right, bottom, left or degrees" in capsys.readouterr().err

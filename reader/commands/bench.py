@@ -315,8 +315,7 @@ def run(args, recognizer=None) -> int:
         return 0
     print(f"frames {FRAME_W}x{FRAME_H}, dice from {where}, {os.cpu_count()} CPUs, "
           f"{args.warmup} warm-up + {args.runs} timed frames per row; models loaded in "
-          f"{load_ms:.0f} ms" + (f"; camera {view.hfov:g} deg wide, tilted {view.tilt:g}"
-                                 f"{', lean look' if view.lean else ''}" if view is not None else ""))
+          f"{load_ms:.0f} ms" + (f"; {view.describe()}" if view is not None else ""))
     print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'found/frame':>11}")
     for r in rows:
         print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  "

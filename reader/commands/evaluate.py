@@ -229,7 +229,7 @@ def run(args, recognizer=None) -> int:
         label = f"{name}{' (holdout)' if holdout else ''}"
         views = None
         if fixed is not None:
-            label += f" (camera {fixed.hfov:g} deg wide, tilted {fixed.tilt:g}{', lean look' if fixed.lean else ''})"
+            label += f" ({fixed.describe()})"
         if args.truth_cameras:
             views = {str(folder / f): v for f, v in truth[folder].items()}
             label += " (cameras known, lean look)" if args.lean_look else " (cameras known)"

@@ -8,6 +8,23 @@ from __future__ import annotations
 
 from reader.errors import DiceReaderError
 
+# --camera-toward's words for the four sides of the picture, in degrees clockwise from the top
+SIDES = {"top": 0.0, "right": 90.0, "bottom": 180.0, "left": 270.0}
+
+
+def side_or_degrees(text: str) -> float:
+    """--camera-toward's value: a side of the picture or degrees clockwise from the top."""
+    import argparse
+
+    word = text.strip().lower()
+    if word in SIDES:
+        return SIDES[word]
+    try:
+        return float(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give top, right, bottom, left or degrees clockwise "
+                                         "from the top") from None
+
 
 def add_arguments(p) -> None:
     p.add_argument("--camera-fov", type=float, metavar="DEG", default=None,
@@ -15,7 +32,11 @@ def add_arguments(p) -> None:
                         "steeply (near the corners of a wide view) are refused instead of misread")
     p.add_argument("--camera-tilt", type=float, metavar="DEG", default=0.0,
                    help="how far the camera leans off straight down, toward the top of the picture "
-                        "(default 0: straight down); needs --camera-fov")
+                        "(default 0: straight down); needs --camera-fov. `dice-reader camera` measures both "
+                        "from photos of a printed chessboard in the tray")
+    p.add_argument("--camera-toward", type=side_or_degrees, metavar="SIDE", default=0.0,
+                   help="which way the camera leans: top (default: the picture's top is the tray's far side), "
+                        "right, bottom, left, or degrees clockwise from the top; needs --camera-tilt")
     p.add_argument("--lean-look", action="store_true",
                    help="with --camera-fov: a read die that the lean look (models/reader_lean.onnx) finds leaning "
                         "is called cocked, roll again, and a die the reader took for cocked that it finds flat "
@@ -33,10 +54,13 @@ def view_from_args(args):
     from reader.vision.viewing import CameraView
 
     lean = getattr(args, "lean_look", False)
+    toward = getattr(args, "camera_toward", 0.0)
+    if toward and not args.camera_tilt:
+        raise DiceReaderError("--camera-toward needs --camera-tilt (how far the camera leans)")
     if args.camera_fov is None:
         if args.camera_tilt:
             raise DiceReaderError("--camera-tilt needs --camera-fov (the camera's horizontal field of view)")
         if lean:
             raise DiceReaderError("--lean-look needs --camera-fov: it reads a die by where the camera sees it from")
         return None
-    return CameraView(args.camera_fov, args.camera_tilt, lean)
+    return CameraView(args.camera_fov, args.camera_tilt, lean, toward)

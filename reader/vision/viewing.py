@@ -50,30 +50,51 @@ def top_face_shift(box, slant: float, turn: float, rise: float) -> tuple[float, 
 @dataclass(frozen=True)
 class CameraView:
     """A fixed camera over the tray: `hfov` its horizontal field of view (degrees), `tilt` how far
-    its axis leans off straight down (degrees), toward the top of the picture (the top is the far
-    side, as for a camera at the table's edge looking across it). `lean`: also ask the lean look
-    (reader.vision.lean) which read dice lean; it depends on the set-up being described right."""
+    its axis leans off straight down (degrees), `toward` which way in the picture it leans (degrees
+    clockwise from the top: 0 the top, the far side, as for a camera at the table's edge looking
+    across it; 90 the right, 180 the bottom, 270 the left: a camera on an arm beside the tray).
+    `lean`: also ask the lean look (reader.vision.lean) which read dice lean; it depends on the
+    set-up being described right (`dice-reader camera` measures it, reader.camera_setup)."""
 
     hfov: float
     tilt: float = 0.0
     lean: bool = False
+    toward: float = 0.0
 
     def __post_init__(self) -> None:
         if not 10.0 <= self.hfov <= 170.0:
             raise DiceReaderError(f"camera field of view {self.hfov:g} degrees: give 10-170")
         if not 0.0 <= self.tilt <= 80.0:
             raise DiceReaderError(f"camera tilt {self.tilt:g} degrees: give 0 (straight down) to 80")
+        if not math.isfinite(self.toward):
+            raise DiceReaderError(f"camera lean direction {self.toward!r}: give degrees clockwise from the top")
+        object.__setattr__(self, "toward", float(self.toward) % 360.0)
 
     def to_json(self) -> dict:
-        return {"hfov": self.hfov, "tilt": self.tilt, **({"lean": True} if self.lean else {})}
+        return {"hfov": self.hfov, "tilt": self.tilt, **({"toward": self.toward} if self.toward else {}),
+                **({"lean": True} if self.lean else {})}
 
     @classmethod
     def from_json(cls, d) -> "CameraView":
-        """From to_json's dict (a recording's manifest, camera.view); DiceReaderError if it is not one."""
+        """From to_json's dict (a recording's manifest, camera.view); DiceReaderError if it is not one.
+        A manifest written before `toward` existed has none: its camera leant toward the top."""
         try:
-            return cls(float(d["hfov"]), float(d.get("tilt", 0.0)), bool(d.get("lean", False)))
+            return cls(float(d["hfov"]), float(d.get("tilt", 0.0)), bool(d.get("lean", False)),
+                       float(d.get("toward", 0.0)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DiceReaderError(f"camera view {d!r} is not a field of view and a tilt") from exc
+
+    def describe(self) -> str:
+        """The set-up in words, as the commands print it."""
+        toward = {0.0: "", 90.0: " toward the right", 180.0: " toward the bottom", 270.0: " toward the left"}
+        way = toward.get(self.toward, f" toward {self.toward:g} degrees clockwise from the top")
+        return (f"camera {self.hfov:g} deg wide, tilted {self.tilt:g}{way if self.tilt else ''}"
+                f"{', lean look' if self.lean else ''}")
+
+    def _leaning(self) -> tuple[float, float]:
+        """The unit vector in the picture (x right, y down) the camera leans toward."""
+        a = math.radians(self.toward)
+        return math.sin(a), -math.cos(a)
 
     def slant(self, x: float, y: float, width: int, height: int) -> float:
         """Degrees between the vertical and the line from the table at pixel (x, y) to the camera."""
@@ -81,8 +102,10 @@ class CameraView:
         dx, dy = (x - width / 2) / f, (y - height / 2) / f
         t = math.radians(self.tilt)
         # the world's up in the camera's frame (x right, y down the picture, z along its axis) is
-        # (0, -sin t, -cos t): the line to the camera, -(dx, dy, 1), against it
-        cos = (dy * math.sin(t) + math.cos(t)) / math.sqrt(dx * dx + dy * dy + 1.0)
+        # (sin t ux, sin t uy, -cos t), (ux, uy) the way it leans ((0, -1): the top): the line to the
+        # camera, -(dx, dy, 1), against it
+        ux, uy = self._leaning()
+        cos = (-(dx * ux + dy * uy) * math.sin(t) + math.cos(t)) / math.sqrt(dx * dx + dy * dy + 1.0)
         return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
     @classmethod
@@ -97,9 +120,12 @@ class CameraView:
 
     def foot(self, width: int, height: int) -> tuple[float, float]:
         """The pixel straight below the camera (where every vertical edge points, down): the
-        camera's axis leans toward the top of the picture, so its foot is below the middle."""
+        camera's axis leans one way (the top of the picture, unless `toward` says otherwise), so its
+        foot lies the other way from the middle."""
         f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
-        return width / 2, height / 2 + f * math.tan(math.radians(self.tilt))
+        reach = f * math.tan(math.radians(self.tilt))
+        ux, uy = self._leaning()
+        return width / 2 - reach * ux, height / 2 - reach * uy
 
     def top_face_shift(self, box, width: int, height: int, rise: float) -> tuple[float, float]:
         """Where this camera sees the top face of the die in `box`, from the box's middle (top_face_shift)."""

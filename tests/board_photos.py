@@ -63,3 +63,15 @@ def photo(board: Board, hfov: float, tilt: float, toward: float, size=(1280, 720
     img = cv2.GaussianBlur(img, (0, 0), 0.7)
     noisy = img.astype(np.float32) + rng.normal(0, 2.0, img.shape)
     return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def through_lens(img: np.ndarray, hfov: float, k1: float) -> np.ndarray:
+    """`img` (a pinhole camera's, `hfov` wide) as a lens with radial distortion k1 takes it: a
+    webcam's wide lens bends straight lines outward (barrel, k1 < 0), which the measure leaves out."""
+    h, w = img.shape[:2]
+    f = focal_of(hfov, w)
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pts = np.stack([xs.ravel(), ys.ravel()], 1).reshape(-1, 1, 2)
+    src = cv2.undistortPoints(pts, k, np.array([k1, 0, 0, 0, 0.0]), P=k).reshape(h, w, 2)
+    return cv2.remap(img, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderValue=(120, 110, 95))

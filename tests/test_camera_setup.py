@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from board_photos import camera_rotation, photo
+from board_photos import camera_rotation, photo, through_lens
 from reader.cli import main
 from reader.errors import DiceReaderError
 from reader.vision.camera_setup import Board, BoardView, find_board, measure, tilt_and_toward
@@ -26,9 +26,11 @@ def view_of(img, name="photo"):
     return BoardView(name, corners, (img.shape[1], img.shape[0]))
 
 
-def photos(hfov, tilt, toward, size=(1280, 720), held=HELD):
-    flat = view_of(photo(BOARD, hfov, tilt, toward, size), "flat")
-    return flat, [view_of(photo(BOARD, hfov, tilt, toward, size, board_turn=t, seed=i + 1), f"held {i}")
+def photos(hfov, tilt, toward, size=(1280, 720), held=HELD, k1=0.0):
+    def lens(img):
+        return through_lens(img, hfov, k1) if k1 else img
+    flat = view_of(lens(photo(BOARD, hfov, tilt, toward, size)), "flat")
+    return flat, [view_of(lens(photo(BOARD, hfov, tilt, toward, size, board_turn=t, seed=i + 1)), f"held {i}")
                   for i, t in enumerate(held)]
 
 
@@ -36,18 +38,19 @@ def angle_apart(a, b):
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-@pytest.mark.parametrize("hfov, tilt, toward, size, fov_given", [
-    pytest.param(60.0, 0.0, 0.0, (1280, 720), False, id="straight down, 60 wide"),
-    pytest.param(66.0, 20.0, 0.0, (1280, 720), False, id="leaning 20 toward the top, as at a table's edge"),
-    pytest.param(70.0, 25.0, 90.0, (1280, 720), False, id="leaning 25 toward the right: an arm beside the tray"),
-    pytest.param(50.0, 15.0, 200.0, (640, 480), False, id="leaning 15 toward the bottom-left, 640x480"),
-    pytest.param(78.0, 30.0, 270.0, (1280, 720), True, id="field of view given: the flat photo alone"),
+@pytest.mark.parametrize("hfov, tilt, toward, size, fov_given, k1, within", [
+    pytest.param(60.0, 0.0, 0.0, (1280, 720), False, 0.0, 0.5, id="straight down, 60 wide"),
+    pytest.param(66.0, 20.0, 0.0, (1280, 720), False, 0.0, 0.5, id="leaning 20 toward the top, as at a table's edge"),
+    pytest.param(70.0, 25.0, 90.0, (1280, 720), False, 0.0, 0.5, id="leaning 25 toward the right: an arm beside the tray"),
+    pytest.param(50.0, 15.0, 200.0, (640, 480), False, 0.0, 0.5, id="leaning 15 toward the bottom-left, 640x480"),
+    pytest.param(78.0, 30.0, 270.0, (1280, 720), True, 0.0, 0.5, id="field of view given: the flat photo alone"),
+    pytest.param(78.0, 10.0, 90.0, (1280, 720), False, -0.1, 1.0, id="a webcam's barrel distortion, left out"),
 ])
-def test_the_camera_is_measured_back(hfov, tilt, toward, size, fov_given):
-    flat, held = photos(hfov, tilt, toward, size, held=[] if fov_given else HELD)
+def test_the_camera_is_measured_back(hfov, tilt, toward, size, fov_given, k1, within):
+    flat, held = photos(hfov, tilt, toward, size, held=[] if fov_given else HELD, k1=k1)
     got = measure(flat, held, BOARD, hfov if fov_given else None)
-    assert got.hfov == pytest.approx(hfov, abs=0.5)
-    assert got.tilt == pytest.approx(tilt, abs=0.5)
+    assert got.hfov == pytest.approx(hfov, abs=within)
+    assert got.tilt == pytest.approx(tilt, abs=within)
     if tilt:
         assert angle_apart(got.toward, toward) < 2.0
     assert got.reprojection_px < 0.5

@@ -117,7 +117,7 @@ class CameraSetup:
         return out + (f" --camera-toward {v.toward:g}" if v.toward else "")
 
     def to_json(self) -> dict:
-        return {"hfov": round(self.hfov, 2), "tilt": round(self.tilt, 2), "toward": round(self.toward, 1),
+        return {"hfov": round(self.hfov, 2), "tilt": round(self.tilt, 2), "toward": round(self.toward, 1) % 360.0,
                 "hfov_sd": None if self.hfov_sd is None else round(self.hfov_sd, 2),
                 "reprojection_px": round(self.reprojection_px, 3), "views": self.views, "flags": self.flags()}
 

@@ -13,6 +13,7 @@ array: opening cameras and files is the callers' business.
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from reader.vision.onnx_model import OnnxModel, models_dir
 from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
 from reader.vision.seen import SeenLook
 from reader.vision.topface import TopFaceLook, in_place_of
-from reader.vision.viewing import STEEP_LIMITS, CameraView
+from reader.vision.viewing import STEEP_LIMITS, CameraView, turned_back
 
 # A single-die image is shrunk so its die has a size the detector knows (14-110 px). At 112 a die
 # filling the image sat at the top of that range and its box came out short (crops-fickett: median
@@ -53,6 +54,11 @@ def with_looks(faces: FaceReader, looks: tuple | list, folder, threads: int | No
         return None
     own = [TopFaceLook.from_meta(OnnxModel(Path(folder) / t["model"], threads), t) for t in looks]
     return FaceReader(faces.model, in_place_of(faces.looks, own), faces.state_check)
+
+
+def _reading_order(r: DieReading):
+    """Left to right, then top to bottom, a row a die's height."""
+    return round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]
 
 
 class Recognizer:
@@ -120,6 +126,12 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
+        k, upright = self._upright(image)
+        if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back
+            h, w = image.shape[:2]
+            readings = upright.read_frame(np.ascontiguousarray(np.rot90(image, k)))
+            return sorted((replace(r, box=Box(*turned_back(tuple(r.box), k, w, h))) for r in readings),
+                          key=_reading_order)
         looks = self._looks()
         # The state check (reader.vision.faces.StateCheck) is not asked under the lean look, the better
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
@@ -134,8 +146,21 @@ class Recognizer:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
-        readings.sort(key=lambda r: (round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]))
+        readings.sort(key=_reading_order)
         return readings
+
+    def _upright(self, image: np.ndarray) -> tuple[int, "Recognizer"]:
+        """(k, reader): the frame turned k quarter turns counterclockwise is read by `reader`, whose
+        camera then leans toward the top, as the camera of every frame the reader was calibrated on
+        did (CameraView.upright); (0, self) for such a camera, or none described."""
+        if self.view is None:
+            return 0, self
+        k, view = self.view.upright(image.shape[1], image.shape[0])
+        if k == 0:
+            return 0, self
+        upright = copy.copy(self)  # a copy, not self with its view swapped: a reader may be shared
+        upright.view = view
+        return k, upright
 
     def faces_for(self, looks: bool) -> FaceReader:
         """The reader to gather evidence with: with the looks, the one with the lean thresholds' own
@@ -246,6 +271,10 @@ class Recognizer:
         frame: the die is refused where it is seen too steeply and, with the looks, judged by them."""
         image = self._check(image)
         h, w = image.shape[:2]
+        k, upright = self._upright(image)
+        if k:  # as read_frame does
+            reading = upright.read_single(np.ascontiguousarray(np.rot90(image, k)))
+            return replace(reading, box=Box(*turned_back(tuple(reading.box), k, w, h)))
         candidates = [(0.0, 0.0, float(w), float(h))]
         dets = self.detector.detect(image, long_side=SINGLE_LONG_SIDE, large_long=None)
         if dets:  # the detector's own threshold already dropped the doubtful ones

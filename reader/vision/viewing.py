@@ -91,6 +91,24 @@ class CameraView:
         return (f"camera {self.hfov:g} deg wide, tilted {self.tilt:g}{way if self.tilt else ''}"
                 f"{', lean look' if self.lean else ''}")
 
+    def upright(self, width: int, height: int) -> tuple[int, "CameraView"]:
+        """(k, view): the picture turned k quarter turns counterclockwise (np.rot90's k) leans its
+        camera toward the top, or within 45 degrees of it, as `view` (the same lens: its field of view
+        is the turned picture's width's) describes. k is 0 for a camera leaning toward the top.
+
+        Why: the reader was calibrated, and its looks taught, on renders whose camera leans toward the
+        top, so a crop's side toward the camera is always its bottom; the looks cut their views at
+        fixed angles in the picture. A frame from a camera beside the tray, read as it is, read 441
+        right where the same frames upright read 460 (fixtures/stills turned a quarter; described as
+        leaning toward the top, 262), so the recognizer reads such a frame turned upright."""
+        k = int(round(self.toward / 90.0)) % 4
+        if k == 0:
+            return 0, self
+        f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
+        turned_width = height if k % 2 else width
+        hfov = math.degrees(2 * math.atan((turned_width / 2) / f))
+        return k, replace(self, hfov=hfov, toward=self.toward - 90.0 * k)
+
     def _leaning(self) -> tuple[float, float]:
         """The unit vector in the picture (x right, y down) the camera leans toward."""
         a = math.radians(self.toward)
@@ -153,3 +171,17 @@ class CameraView:
                         f"seen {s:.0f} degrees off vertical: too steep to tell its top face", r.confidence))
             out.append(r)
         return out
+
+
+def turned_back(box, k: int, width: int, height: int) -> tuple[float, float, float, float]:
+    """A box (x0, y0, x1, y1) in the picture turned k quarter turns counterclockwise (np.rot90's k) of
+    a `width` x `height` frame, in that frame's own pixels."""
+    x0, y0, x1, y1 = box
+    k %= 4
+    if k == 1:  # the turned picture's (x, y) was the frame's (width - y, x)
+        return width - y1, x0, width - y0, x1
+    if k == 2:
+        return width - x1, height - y1, width - x0, height - y0
+    if k == 3:  # (x, y) was (y, height - x)
+        return y0, height - x1, y1, height - x0
+    return x0, y0, x1, y1

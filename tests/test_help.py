@@ -20,7 +20,7 @@ TOOLS = [
     "models.train.export", "models.train.lurig_faces_set", "models.train.probe_tilt", "models.train.real_pack",
     "models.train.recipe", "models.train.single_boxes", "models.train.soup", "models.train.train_detector",
     "models.train.train_lean", "models.train.train_reader", "models.train.train_top_face",
-    "reader.synth.bulk", "reader.synth.fixtures", "reader.synth.sheet",
+    "reader.synth.bulk", "reader.synth.chessboard", "reader.synth.fixtures", "reader.synth.sheet",
 ]
 
 

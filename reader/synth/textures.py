@@ -231,9 +231,32 @@ def _hsv_color(rng, h, s, v) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0].astype(np.float32) / 255.0
 
 
+# The printed chessboard (reader.synth.chessboard): 8 x 6 squares of 20 mm on white paper, drawn
+# CHESS_SQUARE_PX to a square in the TEX texture, centred on the texture's corner, so that a sheet
+# laid about the world's origin (texture coordinates -0.5 to 0.5, wrapping) shows it whole.
+CHESS_SQUARE_PX = 48
+CHESS_SQUARE_MM = 20.0
+
+
+def chessboard_texture(columns: int = 7, rows: int = 5) -> np.ndarray:
+    """The board of `columns` x `rows` inner corners as an RGB TEX x TEX texture (see above)."""
+    img = np.full((TEX, TEX, 3), 235, np.uint8)
+    sq = CHESS_SQUARE_PX
+    x0, y0 = (TEX - (columns + 1) * sq) // 2, (TEX - (rows + 1) * sq) // 2
+    for r in range(rows + 1):
+        for c in range(columns + 1):
+            if (r + c) % 2 == 0:
+                img[y0 + r * sq:y0 + (r + 1) * sq, x0 + c * sq:x0 + (c + 1) * sq] = 25
+    img = np.roll(img, (TEX // 2, TEX // 2), axis=(0, 1))
+    img.setflags(write=False)
+    return img
+
+
 @lru_cache(maxsize=100)
 def surface_texture(tex_id: int, kind: str | None = None) -> tuple[np.ndarray, str, float]:
     """(RGB uint8 TEXxTEX tileable texture, kind, millimetres the texture spans) for tex_id."""
+    if kind == "chessboard":
+        return chessboard_texture(), kind, TEX / CHESS_SQUARE_PX * CHESS_SQUARE_MM
     rng = np.random.default_rng(1000 + tex_id)
     kind = kind or SURFACES[tex_id % len(SURFACES)]
     size = TEX

@@ -31,8 +31,8 @@ def add_arguments(p) -> None:
                    help="the camera's horizontal field of view in degrees: with it, dice seen too "
                         "steeply (near the corners of a wide view) are refused instead of misread")
     p.add_argument("--camera-tilt", type=float, metavar="DEG", default=0.0,
-                   help="how far the camera leans off straight down, toward the top of the picture "
-                        "(default 0: straight down); needs --camera-fov. `dice-reader camera` measures both "
+                   help="how far the camera leans off straight down, toward the top of the picture unless "
+                        "--camera-toward says otherwise (default 0: straight down); needs --camera-fov. `dice-reader camera` measures both "
                         "from photos of a printed chessboard in the tray")
     p.add_argument("--camera-toward", type=side_or_degrees, metavar="SIDE", default=0.0,
                    help="which way the camera leans: top (default: the picture's top is the tray's far side), "

@@ -122,3 +122,22 @@ def test_tower_sim_command_runs_and_drops(tmp_path):
     assert f"tower simulator on {link}" in done.stdout
     assert done.stdout.count("drop (1 dice)") >= 2
     assert not link.exists()  # the link goes away with the simulator
+
+
+@pytest.mark.parametrize("options, noted", [
+    pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20"], True, id="a D20 banish, no camera: noted"),
+    pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20", "--camera-fov", "66"], True,
+                 id="a camera but not the lean look: noted"),
+    pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20", "--camera-fov", "66", "--lean-look"], False,
+                 id="the camera described with the lean look: quiet"),
+    pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d6"], False, id="a D6 banish: quiet"),
+    pytest.param(["--first-player", "--players", "Ana,Ben"], False, id="first player: quiet"),
+])
+def test_watch_says_before_the_first_roll_when_a_d20_will_seldom_be_read(rolls, tmp_path, capsys, options, noted):
+    # without the camera described the reader gives almost no real D20 a value (crops-fickett: none of
+    # 2,720), so a D20 banish would be rolled again and again; the table is told why, and what to do
+    main(["watch", "--source", f"recording:{rolls}", *options, "--out", str(tmp_path / "out"), "--max-rolls", "1"])
+    err = capsys.readouterr().err
+    assert ("a D20 is seldom read without the tray camera described" in err) == noted
+    if noted:
+        assert "dice-reader camera" in err and "a D10 or smaller" in err

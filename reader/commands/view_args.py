@@ -64,3 +64,19 @@ def view_from_args(args):
             raise DiceReaderError("--lean-look needs --camera-fov: it reads a die by where the camera sees it from")
         return None
     return CameraView(args.camera_fov, args.camera_tilt, lean, toward)
+
+
+def d20_note(die: str | None, view) -> str | None:
+    """What watch and serve tell the table, before the first roll, when a banish is rolled with a
+    D20 and the camera is not described with the lean look; None otherwise.
+
+    Why: without them the reader almost never gives a real D20 a value (crops-fickett's D20
+    photographed from above: none of 2,720; each would be "roll again"), and described straight
+    down with the lean look it reads about a fifth (256 of 1,360 of fickett's blue D20, none wrong;
+    models/reader.md, "Session 35"). The rules never need a D20: a memory of at most 10 cards can
+    be banished with a D10, which the reader reads far more surely."""
+    if (die or "").lower() != "d20" or (view is not None and view.lean):
+        return None
+    return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "
+            "--lean-look; `dice-reader camera` measures it), and each unread roll is rolled again; "
+            "a D10 or smaller does for any memory of up to 10 cards")

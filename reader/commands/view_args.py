@@ -43,10 +43,10 @@ def add_arguments(p) -> None:
                         "is read; and the seen look (models/reader_seen.onnx, when present) reads the numeral dice "
                         "seen obliquely from the camera's side; and the numeral dice are cut where the camera sees "
                         "their top face, the D20 read by models/reader_near_d20.onnx (reader v18). On the renders "
-                        "they keep cocked dice from a value and read D20 the steep limits refuse; on real photos "
-                        "they refuse flat dice, and misread a D20 as the face looking at the camera, when the "
-                        "camera is not described right (models/reader_lean.md, models/reader_seen.md, "
-                        "models/reader.md)")
+                        "they keep cocked dice from a value and read D20 the steep limits refuse; on real dice the "
+                        "lean look was not taught it refuses many flat ones (a quarter of one real tray set's, "
+                        "described as photographed), and a camera described wrong misreads a D20 as the face "
+                        "looking at the camera (models/reader_lean.md, models/reader_seen.md, models/reader.md)")
 
 
 def view_from_args(args):
@@ -74,9 +74,10 @@ def d20_note(die: str | None, view) -> str | None:
     photographed from above: none of 2,720; each would be "roll again"), and described straight
     down with the lean look it reads about a fifth (256 of 1,360 of fickett's blue D20, none wrong;
     models/reader.md, "Session 35"). The rules never need a D20: a memory of at most 10 cards can
-    be banished with a D10, which the reader reads far more surely."""
+    be banished with a D10, which the reader reads far more surely, and without the lean look,
+    which refuses many real flat dice it was not taught (models/reader_lean.md, "Session 36")."""
     if (die or "").lower() != "d20" or (view is not None and view.lean):
         return None
     return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "
             "--lean-look; `dice-reader camera` measures it), and each unread roll is rolled again; "
-            "a D10 or smaller does for any memory of up to 10 cards")
+            "a D10 or smaller does for any memory of up to 10 cards, and is read surely without them")

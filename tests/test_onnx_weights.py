@@ -124,3 +124,22 @@ def test_a_trained_checkpoint_is_loaded_as_it_is(tmp_path):
     got = start_from(tmp_path / "trained.pt", lambda: pytest.fail("a trained checkpoint was refitted"))
     for k, v in net.state_dict().items():
         torch.testing.assert_close(got.state_dict()[k], v)
+
+
+def test_rebuilt_lean_look_reads_as_the_committed_one_does():
+    # the lean look's checkpoint is gone too: train_lean --resume models/reader_lean.onnx teaches on
+    # from this network, which must say what the model says, at every angle, before and after its
+    # BatchNorms are refitted for training
+    from models.train.onnx_weights import folded, lean_from_onnx
+
+    x = _crops(3)
+    slant = np.linspace(0, 50, len(x), dtype=np.float32).reshape(-1, 1)
+    want = OnnxModel(MODELS / "reader_lean.onnx").run(x, slant)[0]
+    net = lean_from_onnx(MODELS / "reader_lean.onnx", check=False)
+    assert folded(net)
+    xt, at = torch.from_numpy(x), torch.from_numpy(slant)
+    with torch.no_grad():
+        np.testing.assert_allclose(net(xt, at).numpy(), want, atol=1e-3)
+        refit_batchnorm(net, [(xt[:16], at[:16]), (xt[16:], at[16:])])
+        np.testing.assert_allclose(net(xt, at).numpy(), want, atol=1e-3)
+    assert not folded(net)

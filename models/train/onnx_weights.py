@@ -23,7 +23,7 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from models.train.nets import DiceReaderNet, load_reader_state
+from models.train.nets import DiceReaderNet, LeanNet, load_reader_state
 
 
 def _conv_pairs(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
@@ -39,15 +39,15 @@ def _conv_pairs(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
     return pairs
 
 
-def reader_from_onnx(path: Path, check: bool = True) -> DiceReaderNet:
-    """The reader's network (DiceReaderNet) with the weights of an exported reader or second look."""
+def _load_folded(net: nn.Module, path: Path, heads: tuple[str, ...]) -> nn.Module:
+    """`net` with an exported model's weights: each convolution (in forward order) its folded weight,
+    its BatchNorm passing the folded bias on; each Linear in `heads` as exported (Gemm, by name)."""
     model = onnx.load(str(path))
     init = {t.name: np.array(numpy_helper.to_array(t)) for t in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    net = DiceReaderNet()
-    pairs = _conv_pairs(net.features)
+    pairs = _conv_pairs(net)
     if len(convs) != len(pairs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the reader's network has {len(pairs)}")
+        raise ValueError(f"{path}: {len(convs)} convolutions, the {type(net).__name__} has {len(pairs)}")
     with torch.no_grad():
         for node, (conv, bn) in zip(convs, pairs):
             w = init[node.input[1]]
@@ -59,13 +59,38 @@ def reader_from_onnx(path: Path, check: bool = True) -> DiceReaderNet:
             bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)  # (x - 0) / sqrt(var + eps) = x
-        for head in ("type_head", "face_head", "state_head"):
+        for head in heads:
             lin = getattr(net, head)
             lin.weight.copy_(torch.from_numpy(init[f"{head}.weight"]))
             lin.bias.copy_(torch.from_numpy(init[f"{head}.bias"]))
     net.eval()
+    return net
+
+
+def reader_from_onnx(path: Path, check: bool = True) -> DiceReaderNet:
+    """The reader's network (DiceReaderNet) with the weights of an exported reader or second look."""
+    net = _load_folded(DiceReaderNet(), path, ("type_head", "face_head", "state_head"))
     if check:
         _check_against(net, path)
+    return net
+
+
+def lean_from_onnx(path: Path, check: bool = True) -> LeanNet:
+    """The lean look's network (LeanNet: the reader's features, its 1x1 squeeze, the two layers told
+    the angle) with the weights of an exported lean look (models/reader_lean.onnx), so that it can be
+    taught on when its checkpoint is gone (train_lean --resume X.onnx)."""
+    net = _load_folded(LeanNet(), path, ("hidden", "out"))
+    if check:
+        import onnxruntime as ort
+
+        x = np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
+        a = np.array([[0.0], [15.0], [30.0], [45.0]], np.float32)
+        (ref,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x, "slant": a})
+        with torch.no_grad():
+            got = net(torch.from_numpy(x), torch.from_numpy(a)).numpy()
+        err = float(np.abs(ref - got).max())
+        if err > 1e-3:
+            raise ValueError(f"{path}: rebuilt lean look's logits differ by {err:.4g} from the ONNX model's")
     return net
 
 
@@ -92,13 +117,14 @@ def _passes_through(bn: nn.BatchNorm2d) -> bool:
 def folded(net: DiceReaderNet) -> bool:
     """Weights with the BatchNorms folded in (rebuilt from ONNX, or a soup of such: see
     models.train.soup); trained as they are, the first step would rescale every activation."""
-    return all(_passes_through(bn) for _, bn in _conv_pairs(net.features))
+    return all(_passes_through(bn) for _, bn in _conv_pairs(net))
 
 
 def refit_batchnorm(net: DiceReaderNet, batches) -> None:
     """Make each BatchNorm normalise what its convolution gives on `batches` (tensors NCHW), with
-    the eval-mode outputs unchanged (see the module docstring)."""
-    pairs = _conv_pairs(net.features)
+    the eval-mode outputs unchanged (see the module docstring). A batch is an input tensor, or a
+    tuple of the inputs (the lean look's crops and angles)."""
+    pairs = _conv_pairs(net)
     sums = {id(c): [0.0, 0.0, 0] for c, _ in pairs}
 
     def hook(conv, _inp, out):
@@ -114,7 +140,7 @@ def refit_batchnorm(net: DiceReaderNet, batches) -> None:
     try:
         with torch.no_grad():
             for x in batches:
-                net(x)
+                net(*x) if isinstance(x, tuple) else net(x)
     finally:
         for h in handles:
             h.remove()

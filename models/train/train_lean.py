@@ -6,6 +6,11 @@ the camera's foot is below it and the angle the camera sees it at.
         --minutes 35 --out work/lean.pt
     python -m models.train.export lean work/lean.pt models/reader_lean.onnx
 
+Taught on from the committed look (its checkpoint is gone), with more real trays' flat dice:
+
+    python -m models.train.train_lean --resume models/reader_lean.onnx --synth work/synth/lean101 \
+        --real tray-d6-nell=70 --real tray-mixed-bartek=70 --minutes 20 --lr 3e-4 --out work/lean2.pt
+
 Its dice are rendered crops whose camera angle is known: `bulk crops --lean` writes it in each
 row; a folder rendered without it (`--replay DIR=SEED`, mix "all") has it replayed from the seed
 (layouts.crop_scene draws the scene before any pixel, so the replay is exact; every box is checked
@@ -31,7 +36,7 @@ import torch.nn.functional as F
 from models.train.augment import photometric
 from models.train.batches import batch_stream, cpu_state, to_input
 from models.train.nets import LeanNet
-from models.train.onnx_weights import start_from
+from models.train.onnx_weights import lean_from_onnx, refit_batchnorm, start_from
 from models.train.reader_data import BOX_IN_CTX, CTX, context_patch, cut
 from models.train.schedule import cosine_lr
 from reader.vision.crops import CROP_PER_SIDE
@@ -171,7 +176,9 @@ def main(argv=None):
                          f"dice as flat dice, {REAL_SHARE * 100:.0f}%% of each batch")
     ap.add_argument("--init", type=Path, default=Path("models/reader.onnx"),
                     help="the reader whose features to start from (an exported reader, or a .pt)")
-    ap.add_argument("--resume", type=Path, default=None, help="a lean look's own weights (.pt) to teach on")
+    ap.add_argument("--resume", type=Path, default=None,
+                    help="a lean look's own weights to teach on: a .pt, or an exported lean look (models/reader_lean.onnx; "
+                         "its checkpoint is gone) rebuilt with its BatchNorms refitted on the first batches")
     ap.add_argument("--minutes", type=float, default=35)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=64)
@@ -219,7 +226,12 @@ def main(argv=None):
         return torch.from_numpy(x), torch.from_numpy(a), torch.from_numpy(cocked[idx])
 
     net = LeanNet()
-    if args.resume:
+    if args.resume and args.resume.suffix == ".onnx":
+        net = lean_from_onnx(args.resume)
+        first = np.random.default_rng([args.seed, 99])
+        refit_batchnorm(net, [(to_input(x), a) for x, a, _ in (build(first) for _ in range(8))])
+        net.train()
+    elif args.resume:
         net.load_state_dict(torch.load(args.resume, map_location="cpu"))
     else:
         first = np.random.default_rng([args.seed, 99])

@@ -80,4 +80,4 @@ def d20_note(die: str | None, view) -> str | None:
         return None
     return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "
             "--lean-look; `dice-reader camera` measures it), and each unread roll is rolled again; "
-            "a D10 or smaller does for any memory of up to 10 cards, and is read surely without them")
+            "a D10 or smaller does for any memory of up to 10 cards, and is read far more often without them")

@@ -9,19 +9,11 @@ import math
 import cv2
 import numpy as np
 
-from reader.vision.camera_setup import Board, focal_of
+from reader.synth.geometry import rot_axis, rot_between
+from reader.vision.camera_setup import Board
+from reader.vision.viewing import focal_of
 
 SQUARE_PX = 40  # of the board's raster: the board is warped from it
-
-
-def _rot_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The smallest rotation taking unit vector a to unit vector b."""
-    v = np.cross(a, b)
-    c = float(a @ b)
-    if np.linalg.norm(v) < 1e-12:
-        return np.eye(3) if c > 0 else -np.eye(3)
-    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + vx + vx @ vx * (1.0 / (1.0 + c))
 
 
 def camera_rotation(tilt: float, toward: float) -> np.ndarray:
@@ -31,7 +23,7 @@ def camera_rotation(tilt: float, toward: float) -> np.ndarray:
     down = np.array([[1.0, 0, 0], [0, -1.0, 0], [0, 0, -1.0]])  # world x right, world y up the picture
     t, a = math.radians(tilt), math.radians(toward)
     up_cam = np.array([math.sin(t) * math.sin(a), -math.sin(t) * math.cos(a), -math.cos(t)])
-    return _rot_between(np.array([0, 0, -1.0]), up_cam) @ down
+    return rot_between([0, 0, -1.0], up_cam) @ down
 
 
 def photo(board: Board, hfov: float, tilt: float, toward: float, size=(1280, 720), distance: float = 14.0,
@@ -44,8 +36,7 @@ def photo(board: Board, hfov: float, tilt: float, toward: float, size=(1280, 720
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
     r_cam = camera_rotation(tilt, toward)
     rx, ry, rz = (math.radians(v) for v in board_turn)
-    r_board = (cv2.Rodrigues(np.array([0, 0, rz]))[0] @ cv2.Rodrigues(np.array([0, ry, 0]))[0]
-               @ cv2.Rodrigues(np.array([rx, 0, 0]))[0])
+    r_board = rot_axis([0, 0, 1], rz) @ rot_axis([0, 1, 0], ry) @ rot_axis([1, 0, 0], rx)
     middle = np.array([(board.columns - 1) / 2, (board.rows - 1) / 2, 0.0])
     axis_world = r_cam.T @ np.array([0, 0, 1.0])
     centre = -distance * axis_world  # the camera, looking at the world's origin

@@ -16,6 +16,7 @@ from board_photos import camera_rotation, photo, through_lens
 from reader.cli import main
 from reader.errors import DiceReaderError
 from reader.vision.camera_setup import Board, BoardView, find_board, measure, tilt_and_toward
+from reader.vision.viewing import focal_of
 
 BOARD = Board()
 HELD = [(30, 0, 0), (0, 30, 0), (-25, -20, 15)]  # the board held tilted three ways (degrees)
@@ -76,7 +77,7 @@ class CameraViewTruth:
 
     def __init__(self, hfov, tilt, toward, size):
         w, h = size
-        self.f = (w / 2) / math.tan(math.radians(hfov) / 2)
+        self.f = focal_of(hfov, w)
         self.c = (w / 2, h / 2)
         self.up = camera_rotation(tilt, toward) @ np.array([0, 0, 1.0])  # world up, camera frame
 
@@ -173,8 +174,8 @@ def test_the_renderers_tray_camera_is_measured_back(capsys):
     # fixtures/camera-board: the board lying in a tray rendered by the project's renderer (light,
     # shadow, vignetting, sensor noise, JPEG), by the same kind of camera the reader's calibration
     # frames were rendered with; read as `--camera-fov/--camera-tilt` it must be that camera as the
-    # renderer's truth describes it (CameraView.rendered). Measured: 73.64 wide (truth 73.62), tilted
-    # 21.58 (21.74), toward the top.
+    # renderer's truth describes it (CameraView.rendered). Measured: 73.65 wide (truth 73.62), tilted
+    # 21.57 (21.74), toward the top.
     from reader.vision.viewing import CameraView
 
     folder = Path(__file__).resolve().parents[1] / "fixtures" / "camera-board"

@@ -299,7 +299,7 @@ def test_a_camera_beside_the_tray_reads_as_one_at_its_edge():
     # turned frame's pixels. Measured on all 300 frames (lossless): 460 / 2 / 0 right / wrong / cocked
     # valued, as the frames as rendered; described as leaning toward the top, 262 / 3 / 1.
     from reader.vision.recognizer import Recognizer
-    from reader.vision.viewing import turned_back
+    from reader.vision.viewing import focal_of, hfov_of, turned_back
 
     rec = Recognizer.load()
     frames = list(stills_truth_views().items())[:8]
@@ -308,8 +308,7 @@ def test_a_camera_beside_the_tray_reads_as_one_at_its_edge():
         h, w = image.shape[:2]
         rec.view = view
         as_rendered = rec.read_frame(image)
-        focal = (w / 2) / math.tan(math.radians(view.hfov) / 2)
-        rec.view = CameraView(math.degrees(2 * math.atan((h / 2) / focal)), view.tilt, True, toward=90.0)
+        rec.view = CameraView(hfov_of(focal_of(view.hfov, w), h), view.tilt, True, toward=90.0)
         beside = rec.read_frame(np.ascontiguousarray(np.rot90(image, -1)))
         assert [r.outcome for r in sorted(beside, key=lambda r: r.outcome.__repr__())] == \
             [r.outcome for r in sorted(as_rendered, key=lambda r: r.outcome.__repr__())]

@@ -50,15 +50,14 @@ def risen_rows(rows: list[str], angles: dict[str, float] | None, rise: float) ->
     """The rows with their main die's box moved to where the crop's camera sees its top face
     (reader.vision.viewing.top_face_shift; a bulk crop's camera foot is below the crop), so a
     trainer cuts a look's crops there, as the recognizer cuts them with the camera described."""
+    from reader.vision.topface import moved
     from reader.vision.viewing import top_face_shift
 
     out = []
     for line in rows:
         r = json.loads(line)
         d = r["dice"][0]
-        dx, dy = top_face_shift(d["box"], angle_of(r, angles), 0.0, rise)
-        d["box"] = [round(d["box"][0] + dx, 2), round(d["box"][1] + dy, 2), round(d["box"][2] + dx, 2),
-                    round(d["box"][3] + dy, 2)]
+        d["box"] = [round(v, 2) for v in moved(d["box"], *top_face_shift(d["box"], angle_of(r, angles), 0.0, rise))]
         out.append(json.dumps(r))
     return out
 

@@ -131,13 +131,9 @@ def _from_source(spec: str, board, views_wanted: int, seconds: float, say) -> li
     return views
 
 
-def _toward_words(toward: float) -> str:
-    sides = {0: "the top", 90: "the right", 180: "the bottom", 270: "the left"}
-    return sides.get(round(toward) % 360, f"{toward:.0f} degrees clockwise from the top") + " of the picture"
-
-
 def run(args) -> int:
     from reader.vision.camera_setup import Board, measure
+    from reader.vision.viewing import side_of
 
     board = Board.parse(args.board)
     if args.write_board:
@@ -155,7 +151,7 @@ def run(args) -> int:
         return 0
     fov = f"{setup.hfov:.1f} deg wide" + (f" (+- {setup.hfov_sd:.1f})" if setup.hfov_sd is not None else " (as given)")
     lean = "straight down" if setup.view().tilt < 1.0 else \
-        f"tilted {setup.tilt:.1f} deg off straight down, toward {_toward_words(setup.toward)}"
+        f"tilted {setup.tilt:.1f} deg off straight down, toward {side_of(setup.toward)} of the picture"
     print(f"camera: {fov}, {lean}; the board's corners within {setup.reprojection_px:.2f} px "
           f"({setup.views} photo{'s' if setup.views > 1 else ''})")
     print(f"describe it to read, watch and serve with: {setup.flags()}")

@@ -136,8 +136,7 @@ def run(args) -> int:
     view = view_args.view_from_args(args)
     recognizer = load_recognizer(args.models)
     recognizer.view = view  # each roll's manifest keeps it: replay reads as this run did
-    note = view_args.d20_note(getattr(args, "die", None) if args.banish else None, view)
-    if note:
+    if note := view_args.d20_note(args, view):
         print(note, file=sys.stderr)
     log = RollLog(args.log or out_dir / "rolls.db")
     verdict = log.verify()

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from reader.errors import DiceReaderError
 
-# --camera-toward's words for the four sides of the picture, in degrees clockwise from the top
-SIDES = {"top": 0.0, "right": 90.0, "bottom": 180.0, "left": 270.0}
-
-
 def side_or_degrees(text: str) -> float:
     """--camera-toward's value: a side of the picture or degrees clockwise from the top."""
     import argparse
+
+    from reader.vision.viewing import SIDES
 
     word = text.strip().lower()
     if word in SIDES:
@@ -66,9 +64,10 @@ def view_from_args(args):
     return CameraView(args.camera_fov, args.camera_tilt, lean, toward)
 
 
-def d20_note(die: str | None, view) -> str | None:
-    """What watch and serve tell the table, before the first roll, when a banish is rolled with a
-    D20 and the camera is not described with the lean look; None otherwise.
+def d20_note(args, view) -> str | None:
+    """What watch and serve tell the table, before the first roll, when a banish (`args`, their
+    options) is rolled with a D20 and the camera (`view`) is not described with the lean look; None
+    otherwise.
 
     Why: without them the reader almost never gives a real D20 a value (crops-fickett's D20
     photographed from above: none of 2,720; each would be "roll again"), and described straight
@@ -76,6 +75,7 @@ def d20_note(die: str | None, view) -> str | None:
     models/reader.md, "Session 35"). The rules never need a D20: a memory of at most 10 cards can
     be banished with a D10, which the reader reads far more surely, and without the lean look,
     which refuses many real flat dice it was not taught (models/reader_lean.md, "Session 36")."""
+    die = getattr(args, "die", None) if getattr(args, "banish", False) else None
     if (die or "").lower() != "d20" or (view is not None and view.lean):
         return None
     return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "

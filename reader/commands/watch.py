@@ -125,8 +125,7 @@ def run(args) -> int:
     view = view_args.view_from_args(args)
     recognizer = load_recognizer(args.models)
     recognizer.view = view  # each roll's manifest keeps it (camera.view): replay reads as this run did
-    note = view_args.d20_note(getattr(args, "die", None) if args.banish else None, view)
-    if note:
+    if note := view_args.d20_note(args, view):
         print(note, file=sys.stderr)
     source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                          exposure=args.exposure, white_balance=args.white_balance)

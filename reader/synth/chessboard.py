@@ -25,6 +25,7 @@ import numpy as np
 
 from reader.synth import scene as sc
 from reader.synth.camfx import apply_fx
+from reader.synth.layouts import tray_walls
 from reader.synth.textures import CHESS_SQUARE_MM, CHESS_SQUARE_PX, TEX
 
 SHEET_MM = TEX / CHESS_SQUARE_PX * CHESS_SQUARE_MM  # the paper the board is printed on (square)
@@ -35,11 +36,7 @@ HELD = ((38.0, 0.0), (36.0, 200.0), (40.0, 300.0))
 def board_scene(rng, camera: dict) -> dict:
     """An empty tray of random surface and light with the printed board lying in its middle."""
     surface = sc.make_surface(rng)
-    tw, th, wall_h = 170.0, 140.0, float(rng.uniform(15, 30))
-    look = {k: surface[k] for k in ("kind", "tex_id", "span", "tint", "gloss", "spec")}
-    walls = [{"box": list(b), **look} for b in (
-        (-tw - 10, -th - 10, 0.0, tw + 10, -th, wall_h), (-tw - 10, th, 0.0, tw + 10, th + 10, wall_h),
-        (-tw - 10, -th, 0.0, -tw, th, wall_h), (tw, -th, 0.0, tw + 10, th, wall_h))]
+    walls = tray_walls(rng, surface, 170.0, 140.0, float(rng.uniform(15, 30)))
     half = SHEET_MM / 2
     sheet = {"box": [-half, -half, 0.0, half, half, 0.3], "kind": "chessboard", "tex_id": 0, "span": SHEET_MM,
              "tint": [float(t) for t in rng.uniform(0.92, 1.0, 3)], "gloss": 12.0, "spec": 0.02}

@@ -41,6 +41,19 @@ def _wall(rng, surface: dict, x0, y0, x1, y1, height) -> dict:
             "gloss": wall_surface["gloss"], "spec": wall_surface["spec"]}
 
 
+def tray_walls(rng, surface: dict, tw: float, th: float, height: float) -> list[dict]:
+    """The four 10 mm walls around a tray floor `tw` x `th` half-sizes (mm) about the origin, all of
+    one look (the floor's or another surface's; reader.synth.chessboard's tray too)."""
+    walls = [_wall(rng, surface, -tw - 10, -th - 10, tw + 10, -th, height),
+             _wall(rng, surface, -tw - 10, th, tw + 10, th + 10, height),
+             _wall(rng, surface, -tw - 10, -th, -tw, th, height),
+             _wall(rng, surface, tw, -th, tw + 10, th, height)]
+    for w in walls[1:]:
+        for k in ("kind", "tex_id", "span", "tint", "gloss", "spec"):
+            w[k] = walls[0][k]
+    return walls
+
+
 def _lean(rng, d: dict, az: float, surface: dict, walls: list, dice: list) -> None:
     """Give cocked die `d` something to lean on at azimuth az: a wall or another die."""
     reach = sc.die_extent_toward(d, az)
@@ -170,13 +183,7 @@ def tray_scene(rng, width: int = 960, height: int = 540, n_dice: int | None = No
     tray = tray or {"w": float(rng.uniform(180, 300)), "h": float(rng.uniform(130, 220)),
                     "wall_h": float(rng.uniform(15, 40))}
     tw, th = tray["w"] / 2, tray["h"] / 2
-    walls = [_wall(rng, surface, -tw - 10, -th - 10, tw + 10, -th, tray["wall_h"]),
-             _wall(rng, surface, -tw - 10, th, tw + 10, th + 10, tray["wall_h"]),
-             _wall(rng, surface, -tw - 10, -th, -tw, th, tray["wall_h"]),
-             _wall(rng, surface, tw, -th, tw + 10, th, tray["wall_h"])]
-    for w in walls[1:]:
-        for k in ("kind", "tex_id", "span", "tint", "gloss", "spec"):
-            w[k] = walls[0][k]
+    walls = tray_walls(rng, surface, tw, th, tray["wall_h"])
     dice_spec_random = dice_spec is None
     if dice_spec is None:
         n = int(rng.integers(0, 13)) if n_dice is None else n_dice

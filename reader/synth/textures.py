@@ -238,16 +238,17 @@ CHESS_SQUARE_PX = 48
 CHESS_SQUARE_MM = 20.0
 
 
-def chessboard_texture(columns: int = 7, rows: int = 5) -> np.ndarray:
-    """The board of `columns` x `rows` inner corners as an RGB TEX x TEX texture (see above)."""
-    img = np.full((TEX, TEX, 3), 235, np.uint8)
-    sq = CHESS_SQUARE_PX
-    x0, y0 = (TEX - (columns + 1) * sq) // 2, (TEX - (rows + 1) * sq) // 2
-    for r in range(rows + 1):
-        for c in range(columns + 1):
-            if (r + c) % 2 == 0:
-                img[y0 + r * sq:y0 + (r + 1) * sq, x0 + c * sq:x0 + (c + 1) * sq] = 25
-    img = np.roll(img, (TEX // 2, TEX // 2), axis=(0, 1))
+def chessboard_texture() -> np.ndarray:
+    """The board `dice-reader camera` looks for (reader.vision.camera_setup.Board, as printed) as an
+    RGB TEX x TEX texture (see above): printed ink and paper, not pure black and white."""
+    from reader.vision.camera_setup import Board
+
+    board = Board().image(CHESS_SQUARE_PX, margin_px=0)
+    h, w = board.shape
+    img = np.full((TEX, TEX), 235, np.uint8)
+    y0, x0 = (TEX - h) // 2, (TEX - w) // 2
+    img[y0:y0 + h, x0:x0 + w] = np.where(board == 0, 25, 235)
+    img = np.ascontiguousarray(np.repeat(np.roll(img, (TEX // 2, TEX // 2), axis=(0, 1))[..., None], 3, axis=2))
     img.setflags(write=False)
     return img
 

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from reader.errors import DiceReaderError
-from reader.vision.viewing import CameraView
+from reader.vision.viewing import CameraView, focal_of, hfov_of
 
 # A field of view measured less surely than this (one standard deviation, degrees) is not given:
 # the photos held the board too square to the camera to tell the focal length.
@@ -107,8 +107,8 @@ class CameraSetup:
     views: int                # photos used
 
     def view(self, lean: bool = False) -> CameraView:
-        return CameraView(round(self.hfov, 1), round(self.tilt, 1), lean, round(self.toward) % 360
-                          if self.tilt >= LEVEL_BELOW else 0.0)
+        """As the options describe it (tilt_and_toward already says 0 for the way a level camera leans)."""
+        return CameraView(round(self.hfov, 1), round(self.tilt, 1), lean, round(self.toward) % 360)
 
     def flags(self) -> str:
         """The options that describe this camera to read, watch and serve."""
@@ -132,14 +132,6 @@ def find_board(image: np.ndarray, board: Board) -> np.ndarray | None:
     if not found:
         return None
     return corners.reshape(-1, 2).astype(np.float32)
-
-
-def focal_of(hfov: float, width: int) -> float:
-    return (width / 2) / math.tan(math.radians(hfov) / 2)
-
-
-def hfov_of(focal: float, width: int) -> float:
-    return math.degrees(2 * math.atan((width / 2) / focal))
 
 
 def _matrix(focal: float, size: tuple[int, int]) -> np.ndarray:

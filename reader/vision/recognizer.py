@@ -292,7 +292,7 @@ class Recognizer:
             best = max(dets, key=lambda d: d.score)
             fills = Box(*best.box).side >= FILLS_IMAGE * max(w, h)
             candidates = [best.box] + (candidates if fills else [])
-        looks = self.view is not None and self._looks()
+        looks = self._looks()
         evidence = self._evidence(image, candidates, looks, check_state=True)
         # the box whose reading is most sure it shows a die
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None

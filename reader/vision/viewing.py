@@ -30,6 +30,27 @@ from reader.reading import DieReading, Unreadable
 STEEP_LIMITS = {"d6": 45.0, "d8": 35.0, "d10": 30.0, "d12": 30.0, "d20": 30.0}
 
 
+# The sides of the picture a camera may lean toward, in degrees clockwise from the top (CameraView.toward,
+# --camera-toward's words).
+SIDES = {"top": 0.0, "right": 90.0, "bottom": 180.0, "left": 270.0}
+
+
+def side_of(toward: float) -> str:
+    """Which way a camera leaning `toward` degrees leans, in words: "the right", or degrees."""
+    names = {deg: f"the {name}" for name, deg in SIDES.items()}
+    return names.get(round(toward) % 360, f"{toward:.0f} degrees clockwise from the top")
+
+
+def focal_of(hfov: float, width: int) -> float:
+    """The focal length in pixels of a lens `hfov` degrees wide across a picture `width` pixels wide."""
+    return (width / 2) / math.tan(math.radians(hfov) / 2)
+
+
+def hfov_of(focal: float, width: int) -> float:
+    """The field of view (degrees) across `width` pixels of a lens of `focal` pixels: focal_of's inverse."""
+    return math.degrees(2 * math.atan((width / 2) / focal))
+
+
 def top_face_shift(box, slant: float, turn: float, rise: float) -> tuple[float, float]:
     """(dx, dy) in pixels from the middle of a die's box to where its top face is seen: away from
     the camera's foot (`turn`, reader.vision.viewing.CameraView.turn_to_foot's angle for the box), by
@@ -54,7 +75,7 @@ class CameraView:
     clockwise from the top: 0 the top, the far side, as for a camera at the table's edge looking
     across it; 90 the right, 180 the bottom, 270 the left: a camera on an arm beside the tray).
     `lean`: also ask the lean look (reader.vision.lean) which read dice lean; it depends on the
-    set-up being described right (`dice-reader camera` measures it, reader.camera_setup)."""
+    set-up being described right (`dice-reader camera` measures it, reader.vision.camera_setup)."""
 
     hfov: float
     tilt: float = 0.0
@@ -86,10 +107,8 @@ class CameraView:
 
     def describe(self) -> str:
         """The set-up in words, as the commands print it."""
-        toward = {0.0: "", 90.0: " toward the right", 180.0: " toward the bottom", 270.0: " toward the left"}
-        way = toward.get(self.toward, f" toward {self.toward:g} degrees clockwise from the top")
-        return (f"camera {self.hfov:g} deg wide, tilted {self.tilt:g}{way if self.tilt else ''}"
-                f"{', lean look' if self.lean else ''}")
+        way = f" toward {side_of(self.toward)}" if self.tilt and self.toward else ""
+        return f"camera {self.hfov:g} deg wide, tilted {self.tilt:g}{way}{', lean look' if self.lean else ''}"
 
     def upright(self, width: int, height: int) -> tuple[int, "CameraView"]:
         """(k, view): the picture turned k quarter turns counterclockwise (np.rot90's k) leans its
@@ -104,9 +123,7 @@ class CameraView:
         k = int(round(self.toward / 90.0)) % 4
         if k == 0:
             return 0, self
-        f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
-        turned_width = height if k % 2 else width
-        hfov = math.degrees(2 * math.atan((turned_width / 2) / f))
+        hfov = hfov_of(focal_of(self.hfov, width), height if k % 2 else width)
         return k, replace(self, hfov=hfov, toward=self.toward - 90.0 * k)
 
     def _leaning(self) -> tuple[float, float]:
@@ -116,7 +133,7 @@ class CameraView:
 
     def slant(self, x: float, y: float, width: int, height: int) -> float:
         """Degrees between the vertical and the line from the table at pixel (x, y) to the camera."""
-        f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
+        f = focal_of(self.hfov, width)
         dx, dy = (x - width / 2) / f, (y - height / 2) / f
         t = math.radians(self.tilt)
         # the world's up in the camera's frame (x right, y down the picture, z along its axis) is
@@ -131,8 +148,7 @@ class CameraView:
         """The set-up of a camera as the renderer records it (a truth event's "camera": its
         intrinsics and how far it leans off vertical); DiceReaderError if it is not one."""
         try:
-            hfov = math.degrees(2 * math.atan(camera["width"] / 2 / camera["intrinsics"][0][0]))
-            return cls(hfov, float(camera["off_vertical_deg"]), lean)
+            return cls(hfov_of(camera["intrinsics"][0][0], camera["width"]), float(camera["off_vertical_deg"]), lean)
         except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
             raise DiceReaderError(f"rendered camera {camera!r} has no field of view and lean ({exc})") from None
 
@@ -140,8 +156,7 @@ class CameraView:
         """The pixel straight below the camera (where every vertical edge points, down): the
         camera's axis leans one way (the top of the picture, unless `toward` says otherwise), so its
         foot lies the other way from the middle."""
-        f = (width / 2) / math.tan(math.radians(self.hfov) / 2)
-        reach = f * math.tan(math.radians(self.tilt))
+        reach = focal_of(self.hfov, width) * math.tan(math.radians(self.tilt))
         ux, uy = self._leaning()
         return width / 2 - reach * ux, height / 2 - reach * uy
 

@@ -170,6 +170,19 @@ class FaceReader:
                                     float(printed[i])))
         return out
 
+    def likeliest_types(self, image: np.ndarray, boxes: list, wider: float = 1.0,
+                        angles: Sequence[float] = ANGLES) -> list[str]:
+        """Per box, the die type the whole look finds likeliest ("none" aside), its views' type
+        probabilities (the crop turned by each of `angles`) averaged, from a cut `wider` times its own
+        (reader.vision.wider)."""
+        if not boxes:
+            return []
+        crops = [crop_die(image, b, a, self.per_side * wider) for b in boxes for a in angles]
+        t_logits = self.model(to_tensor(crops))[0]
+        n = len(angles)
+        probs = [softmax(t_logits[i * n:(i + 1) * n], self.t_type).mean(axis=0) for i in range(len(boxes))]
+        return [self.types[self._die_cols[int(np.argmax(p[self._die_cols]))]] for p in probs]
+
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True,
                accept_by_die: dict[str, float] | None = None) -> DieReading | None:
         """Turn evidence into a reading; None when the 'die' is most likely not a die.

@@ -22,6 +22,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
+from reader.vision import wider
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -156,6 +157,7 @@ class Recognizer:
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
+        readings = self._refuse_unlike_wider(image, readings)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings.sort(key=_reading_order)
         return readings
@@ -207,6 +209,13 @@ class Recognizer:
             out = self._read_unsure_again(image, boxes, evs, out)
         out = self._read_flat_again(image, boxes, evs, out)
         return out, [r for r, was in zip(out, found) if r is not was]
+
+    def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+        """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone
+        (reader.vision.wider)."""
+        idx = wider.asked(readings)
+        types = self.faces.likeliest_types(image, [tuple(readings[i].box) for i in idx], wider.WIDER, wider.VIEWS)
+        return wider.refuse_unlike(readings, dict(zip(idx, types)))
 
     def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,
                                leaned: list[DieReading] = ()) -> list[DieReading]:

@@ -31,6 +31,9 @@
     python -m reader.synth.bulk crops  --out work/synth/lean102 --count 4956 --seed 102 --lean
     python -m reader.synth.bulk crops  --out work/synth/lean103 --count 284 --seed 103 --lean
     python -m reader.synth.bulk crops  --out work/synth/tr71 --count 40000 --seed 71
+    # ... and for its third stage, with the real trays (lean look v2, sessions 36-37)
+    python -m reader.synth.bulk crops  --out work/synth/lean601 --count 2000 --seed 601 --lean
+    python -m reader.synth.bulk crops  --out work/synth/lean602 --count 2000 --seed 602 --lean
     # for the seen look (reader_seen.onnx): numeral dice whose camera angle is known, to learn from ...
     python -m reader.synth.bulk crops  --out work/synth/lean20_111 --count 4000 --seed 111 --lean --mix d20
     python -m reader.synth.bulk crops  --out work/synth/lean20_114 --count 4000 --seed 114 --lean --mix d20
@@ -49,7 +52,8 @@
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
-        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--frames-minutes 0 0] \
+        [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--lean-look-trays-minutes 12] \
+        [--frames-minutes 0 0] \
         [--print-check-sure 0.97] [--lean-threshold-crops DIR=SEED:MIX ...]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
@@ -68,7 +72,9 @@ the reader again with the calibration in the ONNX metadata (the D6's look weight
 the whole look: reader v12); the lean look from the reader's features (train_lean), taught
 on with tray-d6-nell's dice as flat ones, exported with its threshold; the seen look from the
 reader's weights (train_top_face --seen), in three stages (the D20 alone, then every numeral die, then
-with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); last, if asked
+with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); the lean look
+taught on a third time, its real draws the three real trays' training dice as flat ones (lean look v2;
+after the seen look, as the committed models were made: the seen look was calibrated behind v1); last, if asked
 (--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
 too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
 thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
@@ -167,6 +173,12 @@ def main(argv=None):
                     help="crops rendered for the lean look (bulk crops --lean)")
     ap.add_argument("--lean-replay", nargs="*", default=["work/synth/tr71=71"], metavar="DIR=SEED",
                     help="plain crops (mix all) whose camera angles are replayed from their seed")
+    ap.add_argument("--lean-look-trays-minutes", type=float, default=12,
+                    help="the lean look taught on a third time, lr 2e-4, with tray-d6-nell's, tray-mixed-bartek's and "
+                         "desk-d6-matteo's training dice as flat dice seen straight above (lean look v2; 0: not)")
+    ap.add_argument("--lean-trays-crops", type=Path, nargs="*",
+                    default=[Path("work/synth/lean601"), Path("work/synth/lean602")],
+                    help="crops rendered for the lean look's third stage (bulk crops --lean)")
     ap.add_argument("--seen-look-minutes", type=float, nargs=3, default=[20, 45, 42], metavar=("D20", "NUMERALS", "REAL"),
                     help="the seen look (models/reader_seen.md) in three stages: the D20 alone, every numeral die, "
                          "then a quarter of the D8's and D10's draws real (v1 had no third stage, v2 has); needs the "
@@ -280,6 +292,14 @@ def main(argv=None):
         export.main(["lean", str(lean), str(m / "reader_lean.onnx"), "--version", "1"])
     if sum(args.seen_look_minutes) > 0 and (m / "reader_lean.onnx").is_file():
         seen_look(args, w, m)
+    trays = [c for c in args.lean_trays_crops if c.is_dir()]
+    if args.lean_look_trays_minutes > 0 and trays and (m / "reader_lean.onnx").is_file():
+        # v1 refused a quarter to a half of the real flat dice it was not taught (models/reader_lean.md)
+        train_lean.main(["--minutes", str(args.lean_look_trays_minutes), "--resume", str(m / "reader_lean.onnx"),
+                         "--lr", "2e-4", "--real", "tray-d6-nell=70", "--real", "tray-mixed-bartek=70",
+                         "--real", "desk-d6-matteo=70", "--out", str(w / "lean_trays.pt")] +
+                        [a for c in trays for a in ("--synth", str(c))])
+        export.main(["lean", str(w / "lean_trays.pt"), str(m / "reader_lean.onnx"), "--version", "2"])
     frames = [f for f in args.frames if f.is_dir()]
     if sum(args.frames_minutes) > 0 and frames:
         # the whole look taught on from its weights with the dice of rendered tray frames too, in two

@@ -25,13 +25,13 @@ from dataclasses import replace
 
 from reader.reading import DieReading, Face, Unreadable
 
-# The wider cut's side over the reader's own (its crop_per_side x the box). 1.3: on the renders of
-# fixtures/stills and the 1280x720 stills it refused the six D8 and D12 read as a D6 and one right
-# D6 of 1,305; on the real holdouts no die (models/reader.md, "Session 37").
+# The wider cut's side over the reader's own (its crop_per_side x the box). 1.3: on the three rendered
+# stills sets it refused the six D8 and D12 read as a D6 and no right D6; on the real holdouts as
+# photographed no die; on them as other cameras take them (benchmarks/other_cameras.py) four right D6
+# of 6,626 dice (models/reader.md, "Session 37"). Wider cuts lose the type of right dice.
 WIDER = 1.3
-# Three views, not the reader's four: on the sets above they refuse the same mistyped dice and no right
-# one (four views: one right D6 of the 1280x720 renders), for three quarters of the cost (about 2 ms a
-# die on two cores).
+# Three views, not the reader's four: they refuse the same mistyped dice and no right one (four views:
+# one right D6 of the 1280x720 renders), for three quarters of the cost (1.9 ms a die on two cores).
 VIEWS = (0.0, 120.0, 240.0)
 ASKED = frozenset({"d6"})
 REASON = "a face of a bigger die? It is not a D6 in a wider cut"

@@ -12,7 +12,7 @@ import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.recognizer import Recognizer
-from reader.vision.wider import REASON, asked, refuse_unlike
+from reader.vision.wider import REASON, asked, grown, read_as_bigger, refuse_unlike
 
 STILLS = Path(__file__).resolve().parents[1] / "fixtures" / "stills"
 
@@ -46,6 +46,34 @@ def test_only_accepted_d6_readings_are_cut_wider():
     assert asked(readings) == [0, 4]
 
 
+REFUSED = die("d6", Unreadable(REASON, 0.96))
+
+AGAIN_CASES = {
+    "read anew as the D8 the wider cut named: the D8 stands": (DieReading("d8", Box(0, 0, 50, 50), Face(2, 0.97), 0.99),
+                                                              "d8", "again"),
+    "read anew as another die than the one named: still refused": (
+        DieReading("d10", Box(0, 0, 50, 50), Face(2, 0.97), 0.99), "d8", "refused"),
+    "read anew as a D6 again: still refused": (DieReading("d6", Box(0, 0, 50, 50), Face(3, 0.95), 0.99), "d8",
+                                                "refused"),
+    "read anew but not accepted: still refused": (DieReading("d8", Box(0, 0, 50, 50), Unreadable("low confidence", 0.5),
+                                                             0.9), "d8", "refused"),
+    "the grown box holds no die: still refused": (None, "d8", "refused"),
+}
+
+
+@pytest.mark.parametrize(("again", "named", "kept"), AGAIN_CASES.values(), ids=AGAIN_CASES.keys())
+def test_a_refused_d6_read_anew_stands_only_as_the_bigger_die_the_wider_cut_named(again, named, kept):
+    assert read_as_bigger(REFUSED, named, again) is (again if kept == "again" else REFUSED)
+
+
+@pytest.mark.parametrize(("box", "expected"), [
+    pytest.param(Box(100, 100, 140, 130), Box(94, 89, 146, 141), id="grown about its middle, square on its longer side"),
+    pytest.param(Box(0, 5, 40, 45), Box(0, 0, 46, 51), id="kept inside the frame at its edge"),
+])
+def test_the_grown_box(box, expected):
+    assert tuple(grown(box, 640, 360)) == pytest.approx(tuple(expected))
+
+
 @pytest.fixture(scope="module")
 def recognizer():
     return Recognizer.load()
@@ -66,3 +94,13 @@ def test_a_d8_boxed_by_its_top_face_is_not_read_as_a_d6(recognizer, frame, d8, v
     assert inside, "the D8 was not found at all"
     for r in inside:
         assert r.value is None or (r.die, r.value) == ("d8", value), f"read as a {r.die} showing {r.value}"
+
+
+def test_a_d8_refused_as_a_d6_is_read_as_the_d8_from_a_grown_box(recognizer):
+    """Frame 66's purple D8 showing 2: refused as a D6 from its top face's box, read again from a box
+    grown about it, it is the D8 showing 2. (Its lower faces, boxed apart, stay an unreadable piece.)"""
+    image = cv2.imread(str(STILLS / "frames" / "000066.jpg"))
+    d8 = TOP_FACE_BOXED["frame 66: a purple D8 showing 2"][1]
+    inside = [r for r in recognizer.read_frame(image)
+              if d8[0] <= r.box.center[0] <= d8[2] and d8[1] <= r.box.center[1] <= d8[3]]
+    assert [(r.die, r.value) for r in inside if r.value is not None] == [("d8", 2)]

@@ -157,7 +157,7 @@ class Recognizer:
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
-        readings = self._refuse_unlike_wider(image, readings)
+        readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings.sort(key=_reading_order)
         return readings
@@ -210,12 +210,21 @@ class Recognizer:
         out = self._read_flat_again(image, boxes, evs, out)
         return out, [r for r, was in zip(out, found) if r is not was]
 
-    def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
-        """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone
-        (reader.vision.wider)."""
+    def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool = False
+                             ) -> list[DieReading]:
+        """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone;
+        each read anew from a grown box, kept where it reads as the bigger die (reader.vision.wider)."""
         idx = wider.asked(readings)
-        types = self.faces.likeliest_types(image, [tuple(readings[i].box) for i in idx], wider.WIDER, wider.VIEWS)
-        return wider.refuse_unlike(readings, dict(zip(idx, types)))
+        named = dict(zip(idx, self.faces.likeliest_types(image, [tuple(readings[i].box) for i in idx],
+                                                         wider.WIDER, wider.VIEWS)))
+        out = wider.refuse_unlike(readings, named)
+        refused = [i for i in idx if out[i] is not readings[i]]
+        if refused:
+            h, w = image.shape[:2]
+            boxes = [wider.grown(readings[i].box, w, h) for i in refused]
+            for i, b, ev in zip(refused, boxes, self._evidence(image, boxes, looks)):
+                out[i] = wider.read_as_bigger(out[i], named[i], self.faces.decide(ev, b))
+        return out
 
     def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,
                                leaned: list[DieReading] = ()) -> list[DieReading]:

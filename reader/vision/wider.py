@@ -16,14 +16,16 @@ scale jitter 0.6-1.4x) and still reads as a D6. Only D6 readings are asked: the 
 a bigger die) does not come from a box on one face, and widening the cut of the numeral dice lost
 right readings (models/reader.md, "Session 37").
 
-Refused, not retyped: the reader's face was read from the wrong cut, so "roll again".
+Refused, not retyped from the wider cut's type alone: the face was read from the wrong cut. The die
+is then read anew, whole, from a box grown as much (`grown`), and that reading stands only where it
+is an accepted face of the type the wider cut named (`read_as_bigger`); else "roll again".
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from reader.reading import DieReading, Face, Unreadable
+from reader.reading import Box, DieReading, Face, Unreadable
 
 # The wider cut's side over the reader's own (its crop_per_side x the box). 1.3: on the three rendered
 # stills sets it refused the six D8 and D12 read as a D6 and no right D6; on the real holdouts as
@@ -40,6 +42,23 @@ REASON = "a face of a bigger die? It is not a D6 in a wider cut"
 def asked(readings: list[DieReading]) -> list[int]:
     """Indices of the readings to cut wider: accepted faces of the die types a lone face is taken for."""
     return [i for i, r in enumerate(readings) if isinstance(r.outcome, Face) and r.die in ASKED]
+
+
+def grown(box: Box, width: int, height: int, factor: float = WIDER) -> Box:
+    """`box` grown `factor` times about its middle, inside the frame: the box the bigger die is read
+    again from."""
+    cx, cy = box.center
+    half = box.side * factor / 2
+    return Box(max(0.0, cx - half), max(0.0, cy - half), min(float(width), cx + half), min(float(height), cy + half))
+
+
+def read_as_bigger(refused: DieReading, named: str, again: DieReading | None) -> DieReading:
+    """The refused D6 reading, or `again` (its die read anew from the grown box) where that is an
+    accepted face of the die type the wider cut `named`: two looks then agree it is that bigger die.
+    Anything else (a D6 again, another type, no accepted face) leaves the die refused."""
+    if again is not None and isinstance(again.outcome, Face) and again.die == named and named not in ASKED:
+        return again
+    return refused
 
 
 def refuse_unlike(readings: list[DieReading], wider_types: dict[int, str]) -> list[DieReading]:

@@ -127,8 +127,7 @@ class FaceReader:
         the numeral dice cut there (reader.vision.viewing.top_face_shift)."""
         if not boxes:
             return []
-        crops = [crop_die(image, b, a, self.per_side) for b in boxes for a in ANGLES]
-        x = to_tensor(crops)
+        x = self._views(image, boxes, ANGLES)
         outs = self.model(x)
         t_logits, f_logits, s_logits = outs[:3]
         n = len(ANGLES)
@@ -138,7 +137,7 @@ class FaceReader:
         checked = np.zeros(len(boxes))
         if check_state and self.state_check is not None:
             checked = softmax(self.state_check.model(x)[2])[:, 1].reshape(len(boxes), n).mean(axis=1)
-        tp_all = [softmax(t_logits[i * n:(i + 1) * n], self.t_type) for i in range(len(boxes))]
+        tp_all = self._type_probs(t_logits, len(boxes), n)
         dice = [self.types[int(np.argmax(tp.mean(axis=0)))] for tp in tp_all]
         top_logits = {}
         for look in self.looks:
@@ -177,11 +176,18 @@ class FaceReader:
         (reader.vision.wider)."""
         if not boxes:
             return []
-        crops = [crop_die(image, b, a, self.per_side * wider) for b in boxes for a in angles]
-        t_logits = self.model(to_tensor(crops))[0]
-        n = len(angles)
-        probs = [softmax(t_logits[i * n:(i + 1) * n], self.t_type).mean(axis=0) for i in range(len(boxes))]
+        t_logits = self.model(self._views(image, boxes, angles, wider))[0]
+        probs = [tp.mean(axis=0) for tp in self._type_probs(t_logits, len(boxes), len(angles))]
         return [self.types[self._die_cols[int(np.argmax(p[self._die_cols]))]] for p in probs]
+
+    def _views(self, image: np.ndarray, boxes: list, angles: Sequence[float], wider: float = 1.0) -> np.ndarray:
+        """The network's input: each box cut `wider` times the reader's own side, turned by each of
+        `angles` (box-major)."""
+        return to_tensor([crop_die(image, b, a, self.per_side * wider) for b in boxes for a in angles])
+
+    def _type_probs(self, t_logits: np.ndarray, boxes: int, views: int) -> list[np.ndarray]:
+        """Per box, its views' type probabilities (views x types) at the type temperature."""
+        return [softmax(t_logits[i * views:(i + 1) * views], self.t_type) for i in range(boxes)]
 
     def decide(self, ev: FaceEvidence, box: Box, allow_none: bool = True,
                accept_by_die: dict[str, float] | None = None) -> DieReading | None:

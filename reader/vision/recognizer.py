@@ -18,6 +18,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from reader.errors import DiceReaderError
@@ -60,8 +61,6 @@ def with_looks(faces: FaceReader, looks: tuple | list, folder, threads: int | No
 def turned(image: np.ndarray, k: int) -> np.ndarray:
     """`image` turned k quarter turns counterclockwise, as np.rot90(image, k) but by OpenCV: 0.6 ms
     for a 1280x720 frame where np.rot90 and a copy took 4.2."""
-    import cv2
-
     k %= 4
     if k == 0:
         return image
@@ -210,20 +209,20 @@ class Recognizer:
         out = self._read_flat_again(image, boxes, evs, out)
         return out, [r for r, was in zip(out, found) if r is not was]
 
-    def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool = False
-                             ) -> list[DieReading]:
+    def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
         """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone;
         each read anew from a grown box, kept where it reads as the bigger die (reader.vision.wider)."""
         idx = wider.asked(readings)
         named = dict(zip(idx, self.faces.likeliest_types(image, [tuple(readings[i].box) for i in idx],
                                                          wider.WIDER, wider.VIEWS)))
         out = wider.refuse_unlike(readings, named)
-        refused = [i for i in idx if out[i] is not readings[i]]
-        if refused:
-            h, w = image.shape[:2]
-            boxes = [wider.grown(readings[i].box, w, h) for i in refused]
-            for i, b, ev in zip(refused, boxes, self._evidence(image, boxes, looks)):
-                out[i] = wider.read_as_bigger(out[i], named[i], self.faces.decide(ev, b))
+        refused = [i for i, die in named.items() if die != readings[i].die]
+        if not refused:  # the common case: no second look at the frame
+            return out
+        h, w = image.shape[:2]
+        boxes = [wider.grown(readings[i].box, w, h) for i in refused]
+        for i, b, ev in zip(refused, boxes, self._evidence(image, boxes, looks)):
+            out[i] = wider.read_as_bigger(out[i], named[i], self.faces.decide(ev, b))
         return out
 
     def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,

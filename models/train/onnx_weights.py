@@ -71,7 +71,7 @@ def reader_from_onnx(path: Path, check: bool = True) -> DiceReaderNet:
     """The reader's network (DiceReaderNet) with the weights of an exported reader or second look."""
     net = _load_folded(DiceReaderNet(), path, ("type_head", "face_head", "state_head"))
     if check:
-        _check_against(net, path)
+        _check_against(net, path, {"image": _probe_images()}, ("type", "face", "state"))
     return net
 
 
@@ -81,27 +81,27 @@ def lean_from_onnx(path: Path, check: bool = True) -> LeanNet:
     taught on when its checkpoint is gone (train_lean --resume X.onnx)."""
     net = _load_folded(LeanNet(), path, ("hidden", "out"))
     if check:
-        import onnxruntime as ort
-
-        x = np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
-        a = np.array([[0.0], [15.0], [30.0], [45.0]], np.float32)
-        (ref,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x, "slant": a})
-        with torch.no_grad():
-            got = net(torch.from_numpy(x), torch.from_numpy(a)).numpy()
-        err = float(np.abs(ref - got).max())
-        if err > 1e-3:
-            raise ValueError(f"{path}: rebuilt lean look's logits differ by {err:.4g} from the ONNX model's")
+        slant = np.array([[0.0], [15.0], [30.0], [45.0]], np.float32)
+        _check_against(net, path, {"image": _probe_images(), "slant": slant}, ("lean",))
     return net
 
 
-def _check_against(net: DiceReaderNet, path: Path, tol: float = 1e-3) -> None:
+def _probe_images() -> np.ndarray:
+    """Four fixed 96 px inputs to compare a rebuilt network with its ONNX model on."""
+    return np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
+
+
+def _check_against(net: nn.Module, path: Path, inputs: dict[str, np.ndarray], names: tuple[str, ...],
+                   tol: float = 1e-3) -> None:
+    """ValueError unless `net`, given `inputs` (the ONNX model's input names, in `net`'s argument
+    order), gives the ONNX model's outputs (named `names` in the message) within `tol`."""
     import onnxruntime as ort
 
-    x = np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
-    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x})
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, inputs)
     with torch.no_grad():
-        got = net(torch.from_numpy(x))
-    for r, g, name in zip(ref, got, ("type", "face", "state")):
+        got = net(*(torch.from_numpy(v) for v in inputs.values()))
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    for r, g, name in zip(ref, got, names):
         err = float(np.abs(r - g.numpy()).max())
         if err > tol:
             raise ValueError(f"{path}: rebuilt network's {name} logits differ by {err:.4g} from the ONNX model's")

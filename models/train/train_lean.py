@@ -6,10 +6,13 @@ the camera's foot is below it and the angle the camera sees it at.
         --minutes 35 --out work/lean.pt
     python -m models.train.export lean work/lean.pt models/reader_lean.onnx
 
-Taught on from the committed look (its checkpoint is gone), with more real trays' flat dice:
+Taught on from the committed look (its checkpoint is gone) with the real trays' flat dice: lean look
+v2 was made so from v1 (models/reader_lean.md; the recipe's --lean-look-trays-minutes):
 
-    python -m models.train.train_lean --resume models/reader_lean.onnx --synth work/synth/lean101 \
-        --real tray-d6-nell=70 --real tray-mixed-bartek=70 --minutes 20 --lr 3e-4 --out work/lean2.pt
+    python -m models.train.train_lean --resume models/reader_lean.onnx --synth work/synth/lean601 \
+        --synth work/synth/lean602 --real tray-d6-nell=70 --real tray-mixed-bartek=70 \
+        --real desk-d6-matteo=70 --minutes 12 --lr 2e-4 --out work/lean2.pt
+    python -m models.train.export lean work/lean2.pt models/reader_lean.onnx --version 2
 
 Its dice are rendered crops whose camera angle is known: `bulk crops --lean` writes it in each
 row; a folder rendered without it (`--replay DIR=SEED`, mix "all") has it replayed from the seed

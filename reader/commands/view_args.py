@@ -41,9 +41,9 @@ def add_arguments(p) -> None:
                         "is read; and the seen look (models/reader_seen.onnx, when present) reads the numeral dice "
                         "seen obliquely from the camera's side; and the numeral dice are cut where the camera sees "
                         "their top face, the D20 read by models/reader_near_d20.onnx (reader v18). On the renders "
-                        "they keep cocked dice from a value and read D20 the steep limits refuse; on real dice the "
-                        "lean look was not taught it refuses many flat ones (a quarter of one real tray set's, "
-                        "described as photographed), and a camera described wrong misreads a D20 as the face "
+                        "they keep cocked dice from a value and read D20 the steep limits refuse; on real trays the "
+                        "lean look (v2) refuses some flat ones (described straight down, one set's 496 right readings "
+                        "become 490, a webcam's 257 become 232), and a camera described wrong misreads a D20 as the face "
                         "looking at the camera (models/reader_lean.md, models/reader_seen.md, models/reader.md)")
 
 
@@ -74,7 +74,7 @@ def d20_note(args, view) -> str | None:
     down with the lean look it reads about a fifth (256 of 1,360 of fickett's blue D20, none wrong;
     models/reader.md, "Session 35"). The rules never need a D20: a memory of at most 10 cards can
     be banished with a D10, which the reader reads far more surely, and without the lean look,
-    which refuses many real flat dice it was not taught (models/reader_lean.md, "Session 36")."""
+    which still refuses some real flat dice (models/reader_lean.md, "Session 37")."""
     die = getattr(args, "die", None) if getattr(args, "banish", False) else None
     if (die or "").lower() != "d20" or (view is not None and view.lean):
         return None

@@ -20,7 +20,7 @@ import numpy as np
 
 from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
-from reader.vision.crops import CROP_PER_SIDE, crop_die, to_tensor
+from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
 from reader.vision.onnx_model import OnnxModel
 from reader.vision.topface import RISEN_DICE, TopFaceLook, combine
 
@@ -183,7 +183,7 @@ class FaceReader:
     def _views(self, image: np.ndarray, boxes: list, angles: Sequence[float], wider: float = 1.0) -> np.ndarray:
         """The network's input: each box cut `wider` times the reader's own side, turned by each of
         `angles` (box-major)."""
-        return to_tensor([crop_die(image, b, a, self.per_side * wider) for b in boxes for a in angles])
+        return to_tensor([c for b in boxes for c in crop_views(image, b, angles, self.per_side * wider)])
 
     def _type_probs(self, t_logits: np.ndarray, boxes: int, views: int) -> list[np.ndarray]:
         """Per box, its views' type probabilities (views x types) at the type temperature."""

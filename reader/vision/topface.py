@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from reader.vision.crops import crop_die, to_tensor
+from reader.vision.crops import crop_views, to_tensor
 
 
 # The die types whose cut may be moved to where a described camera sees the top face
@@ -70,7 +70,7 @@ class TopFaceLook:
         cuts = [self.cut_by_die.get(d, self.per_side) for d in (dice or [None] * len(boxes))]
         if shifts:
             boxes = [moved(b, dx, dy) for b, (dx, dy) in zip(boxes, shifts)]
-        crops = [crop_die(image, b, a, c) for b, c in zip(boxes, cuts) for a in self.angles]
+        crops = [v for b, c in zip(boxes, cuts) for v in crop_views(image, b, self.angles, c)]
         logits = self.model(to_tensor(crops))[1]
         n = len(self.angles)
         return [logits[i * n:(i + 1) * n] for i in range(len(boxes))]

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from models.train.onnx_weights import reader_from_onnx, refit_batchnorm, start_from  # noqa: E402
+from models.train.onnx_weights import detector_from_onnx, reader_from_onnx, refit_batchnorm, start_from  # noqa: E402
 from reader.vision.onnx_model import OnnxModel  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -56,6 +56,22 @@ def test_refitted_batchnorm_keeps_the_readings_and_normalises_a_training_batch()
         net.drop.p = 0.0
         trained_view = net(x)[1]
     assert float((trained_view - before).abs().mean()) < 0.05 * float(before.abs().mean())
+
+
+def test_rebuilt_detector_finds_as_the_committed_one_and_keeps_it_once_refitted():
+    """The detector has bare convolutions (its lateral 1x1s and head, no BatchNorm): they take their
+    bias themselves. A frame of dice-like blobs, its heat and boxes compared before and after refit."""
+    rng = np.random.default_rng(4)
+    frame = np.concatenate([_crops(5, 10)[i] for i in range(10)], axis=2)[:, :, :640]  # 3 x 96 x 640
+    x = np.ascontiguousarray(np.concatenate([frame, frame[:, ::-1]], axis=1)[None])  # 1 x 3 x 192 x 640
+    x = np.clip(x + rng.normal(0, 0.02, x.shape).astype(np.float32), 0, 1).astype(np.float32)
+    want = OnnxModel(MODELS / "detector.onnx")(x)[0]
+    net = detector_from_onnx(MODELS / "detector.onnx", check=False)
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-3)
+        refit_batchnorm(net, [torch.from_numpy(x)])
+        np.testing.assert_allclose(net(torch.from_numpy(x)).numpy(), want, atol=1e-3)
 
 
 def test_a_missing_starting_point_is_refused_not_trained_from_scratch(tmp_path):

@@ -23,29 +23,34 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from models.train.nets import DiceReaderNet, LeanNet, load_reader_state
+from models.train.nets import DiceDetector, DiceReaderNet, LeanNet, load_reader_state
 
 
-def _conv_pairs(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
-    """(convolution, its BatchNorm) in the order the forward pass meets them."""
+def _conv_pairs(net: nn.Module, bare: bool = False) -> list[tuple[nn.Conv2d, nn.BatchNorm2d | None]]:
+    """(convolution, its BatchNorm) in the order the forward pass meets them (the order the modules
+    are made in, in every network here). `bare`: a convolution with no BatchNorm after it (the
+    detector's lateral 1x1s and its head) is paired with None; else it is an error."""
     mods = list(net.modules())
     pairs = []
     for i, m in enumerate(mods):
         if isinstance(m, nn.Conv2d):
             bn = mods[i + 1] if i + 1 < len(mods) else None
             if not isinstance(bn, nn.BatchNorm2d):
-                raise ValueError(f"convolution {m} is not followed by a BatchNorm")
+                if not bare:
+                    raise ValueError(f"convolution {m} is not followed by a BatchNorm")
+                bn = None
             pairs.append((m, bn))
     return pairs
 
 
-def _load_folded(net: nn.Module, path: Path, heads: tuple[str, ...]) -> nn.Module:
+def _load_folded(net: nn.Module, path: Path, heads: tuple[str, ...], bare: bool = False) -> nn.Module:
     """`net` with an exported model's weights: each convolution (in forward order) its folded weight,
-    its BatchNorm passing the folded bias on; each Linear in `heads` as exported (Gemm, by name)."""
+    its BatchNorm passing the folded bias on (`bare`: a convolution without one takes the bias
+    itself); each Linear in `heads` as exported (Gemm, by name)."""
     model = onnx.load(str(path))
     init = {t.name: np.array(numpy_helper.to_array(t)) for t in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    pairs = _conv_pairs(net)
+    pairs = _conv_pairs(net, bare)
     if len(convs) != len(pairs):
         raise ValueError(f"{path}: {len(convs)} convolutions, the {type(net).__name__} has {len(pairs)}")
     with torch.no_grad():
@@ -55,6 +60,9 @@ def _load_folded(net: nn.Module, path: Path, heads: tuple[str, ...]) -> nn.Modul
             if tuple(w.shape) != tuple(conv.weight.shape):
                 raise ValueError(f"{path}: convolution {node.name} is {w.shape}, expected {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(w))
+            if bn is None:
+                conv.bias.copy_(torch.from_numpy(b))
+                continue
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
@@ -86,6 +94,16 @@ def lean_from_onnx(path: Path, check: bool = True) -> LeanNet:
     return net
 
 
+def detector_from_onnx(path: Path, check: bool = True) -> DiceDetector:
+    """The detector's network with the weights of an exported detector (models/detector.onnx), so that
+    it can be taught on when its checkpoint is gone (train_detector --init X.onnx)."""
+    net = _load_folded(DiceDetector(), path, (), bare=True)
+    if check:
+        probe = np.random.default_rng(0).random((1, 3, 96, 160), dtype=np.float32)
+        _check_against(net, path, {"image": probe}, ("heat and box",))
+    return net
+
+
 def _probe_images() -> np.ndarray:
     """Four fixed 96 px inputs to compare a rebuilt network with its ONNX model on."""
     return np.random.default_rng(0).random((4, 3, 96, 96), dtype=np.float32)
@@ -114,17 +132,17 @@ def _passes_through(bn: nn.BatchNorm2d) -> bool:
                                    rtol=0.0, atol=bn.eps / 10))  # a fresh BatchNorm's var is 1
 
 
-def folded(net: DiceReaderNet) -> bool:
+def folded(net: nn.Module) -> bool:
     """Weights with the BatchNorms folded in (rebuilt from ONNX, or a soup of such: see
     models.train.soup); trained as they are, the first step would rescale every activation."""
-    return all(_passes_through(bn) for _, bn in _conv_pairs(net))
+    return all(_passes_through(bn) for _, bn in _conv_pairs(net, bare=True) if bn is not None)
 
 
-def refit_batchnorm(net: DiceReaderNet, batches) -> None:
+def refit_batchnorm(net: nn.Module, batches) -> None:
     """Make each BatchNorm normalise what its convolution gives on `batches` (tensors NCHW), with
     the eval-mode outputs unchanged (see the module docstring). A batch is an input tensor, or a
     tuple of the inputs (the lean look's crops and angles)."""
-    pairs = _conv_pairs(net)
+    pairs = [(c, bn) for c, bn in _conv_pairs(net, bare=True) if bn is not None]
     sums = {id(c): [0.0, 0.0, 0] for c, _ in pairs}
 
     def hook(conv, _inp, out):

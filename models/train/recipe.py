@@ -26,6 +26,11 @@
     python -m reader.synth.bulk crops  --out work/synth/calib_num44 --count 2300 --seed 44 --mix numerals
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes53 --count 150 --seed 53
     python -m reader.synth.bulk scenes --out work/synth/calib_scenes54 --count 150 --seed 54
+    # at the product's size (session 35), and for the detector v4 candidate (--detector-tune-scenes, session 38)
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes55 --count 150 --seed 55 --width 1280 --height 720
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes56 --count 150 --seed 56 --width 1280 --height 720
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes57 --count 150 --seed 57 --width 1280 --height 720
+    python -m reader.synth.bulk scenes --out work/synth/calib_scenes58 --count 150 --seed 58 --width 1280 --height 720
     # for the lean look (reader_lean.onnx): crops whose camera angle is known
     python -m reader.synth.bulk crops  --out work/synth/lean101 --count 3091 --seed 101 --lean
     python -m reader.synth.bulk crops  --out work/synth/lean102 --count 4956 --seed 102 --lean
@@ -53,7 +58,7 @@
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
         [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--lean-look-trays-minutes 12] \
-        [--frames-minutes 0 0] \
+        [--frames-minutes 0 0] [--detector-tune-minutes 0] \
         [--print-check-sure 0.97] [--lean-threshold-crops DIR=SEED:MIX ...]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
@@ -83,7 +88,9 @@ was taught from kept beside it as its state check (reader_state.onnx); and last 
 detector's finds on frames of printed marks from dice, added to reader.onnx as a fourth output; a
 find it is sure of is refused as print; then (reader v17) the thresholds for a numeral die refused
 for low confidence, decided again with the lean look's p(leaning) where a described camera sees it
-within its type's angle (calibrate_lean_thresholds), into reader.onnx's metadata. Timings are for
+within its type's angle (calibrate_lean_thresholds), into reader.onnx's metadata; and, if asked
+(--detector-tune-minutes), at the very end the detector taught on from its own weights with oblique
+1280x720 frames (session 38's v4 candidate, not committed). Timings are for
 two CPU cores. The committed models were trained in stages of the same recipe (models/*.md say which; a stage may
 start from a committed ONNX model, --init models/X.onnx, when the checkpoints are gone); one run of
 the summed minutes stands in for them, close but not bit-identical.
@@ -216,6 +223,14 @@ def main(argv=None):
     ap.add_argument("--print-check-sure", type=float, default=0.97,
                     help="how sure the print check must be to refuse a find as print (reader v16: the lowest "
                          "level that changed no reading of the sets measured; 0: no print check)")
+    ap.add_argument("--detector-tune-minutes", type=float, default=0,
+                    help="last, the detector taught on from its weights with --detector-tune-scenes (session 38's v4 "
+                         "candidate, 35: fewer boxes on one face of a big oblique die, fewer small far dice found; "
+                         "not committed: models/detector.md); 0: v3 as trained first")
+    ap.add_argument("--detector-tune-scenes", type=Path, nargs="*",
+                    default=[Path(f"work/synth/calib_scenes{s}") for s in (55, 56, 57, 58)],
+                    help="tray frames at 1280x720 for it (rendered for calibration and never used for it: models/reader.md, "
+                         "\"Session 35\")")
     ap.add_argument("--work", type=Path, default=Path("work"))
     ap.add_argument("--models", type=Path, default=Path("models"))
     # each model keeps its own version line (the cards name them): detector v3, reader v12
@@ -342,6 +357,14 @@ def main(argv=None):
         calibrate_lean_thresholds.main(["--crops", *calib, "--scenes", *scenes, "--lurig-faces",
                                         "models/train/lurig_values.json", "--lurig-boxes", str(w / "lurig_boxes.json"),
                                         "--models", str(m), "--out", str(m / "reader.onnx"), *extra])
+    tune = [str(c) for c in args.detector_tune_scenes if c.is_dir()]
+    if args.detector_tune_minutes > 0 and tune:
+        # session 38's detector v4 candidate: taught on last, every reader stage above having found its
+        # dice with v3; from its own weights, with oblique 1280x720 frames
+        train_detector.main(["--init", str(w / "detector.pt"), "--minutes", str(args.detector_tune_minutes),
+                             "--lr", "5e-4", "--size-weight", "3", "--synth-share", "0.4", "--seed", "38",
+                             "--out", str(w / "detector_tuned.pt"), "--synth", *tune])
+        export.main(["detector", str(w / "detector_tuned.pt"), str(m / "detector.onnx"), "--version", "4"])
 
 
 def seen_look(args, w: Path, m: Path) -> None:

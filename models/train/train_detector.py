@@ -1,6 +1,7 @@
 """Train the die detector and export it to models/detector.onnx.
 
     python -m models.train.train_detector --minutes 20 [--synth work/synth/scenes]
+    python -m models.train.train_detector --init models/detector.onnx ...   # taught on from the release
 
 CenterNet-style: a heatmap of die centres, the box size in log space and a sub-cell offset, at
 output stride 4. Time-budgeted: the cosine schedule is planned for the given minutes.
@@ -18,6 +19,7 @@ import torch.nn.functional as F
 
 from models.train.detector_data import real_frames, sample, synth_frames
 from models.train.nets import DiceDetector
+from models.train.onnx_weights import detector_from_onnx, refit_batchnorm
 from models.train.schedule import cosine_lr
 
 
@@ -49,7 +51,7 @@ def batch(frames, weights, rng, bs, patch):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=20)
-    ap.add_argument("--synth", type=Path, default=None)
+    ap.add_argument("--synth", type=Path, nargs="*", default=[], help="folders of rendered scenes")
     ap.add_argument("--synth-share", type=float, default=0.4)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--patch", type=int, default=256)
@@ -66,7 +68,7 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
 
     real = real_frames()
-    synth = synth_frames(args.synth) if args.synth else []
+    synth = [f for folder in args.synth for f in synth_frames(folder)]
     frames = real + synth
     w = np.array([1.0 / max(len(real), 1)] * len(real) + [1.0 / max(len(synth), 1)] * len(synth))
     if synth:
@@ -76,8 +78,16 @@ def main(argv=None):
     print(f"frames: {len(real)} real, {len(synth)} rendered", flush=True)
 
     net = DiceDetector()
-    if args.init and args.init.exists():
+    if args.init and args.init.suffix == ".onnx":
+        # a committed detector, its checkpoint gone: rebuilt from its folded weights, each BatchNorm
+        # refitted to the patches it will be taught on (models.train.onnx_weights)
+        net = detector_from_onnx(args.init)
+        refit_batchnorm(net, [batch(frames, w, rng, args.batch, args.patch)[0] for _ in range(8)])
+        net.train()
+    elif args.init and args.init.exists():
         net.load_state_dict(torch.load(args.init))
+    elif args.init:
+        raise SystemExit(f"--init {args.init}: no such file (a .pt checkpoint or a models/*.onnx detector)")
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()

@@ -43,6 +43,11 @@ def _conv_pairs(net: nn.Module, bare: bool = False) -> list[tuple[nn.Conv2d, nn.
     return pairs
 
 
+def _normalised(net: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """The (convolution, BatchNorm) pairs of any of the networks, the bare convolutions left out."""
+    return [(c, bn) for c, bn in _conv_pairs(net, bare=True) if bn is not None]
+
+
 def _load_folded(net: nn.Module, path: Path, heads: tuple[str, ...], bare: bool = False) -> nn.Module:
     """`net` with an exported model's weights: each convolution (in forward order) its folded weight,
     its BatchNorm passing the folded bias on (`bare`: a convolution without one takes the bias
@@ -135,14 +140,14 @@ def _passes_through(bn: nn.BatchNorm2d) -> bool:
 def folded(net: nn.Module) -> bool:
     """Weights with the BatchNorms folded in (rebuilt from ONNX, or a soup of such: see
     models.train.soup); trained as they are, the first step would rescale every activation."""
-    return all(_passes_through(bn) for _, bn in _conv_pairs(net, bare=True) if bn is not None)
+    return all(_passes_through(bn) for _, bn in _normalised(net))
 
 
 def refit_batchnorm(net: nn.Module, batches) -> None:
     """Make each BatchNorm normalise what its convolution gives on `batches` (tensors NCHW), with
     the eval-mode outputs unchanged (see the module docstring). A batch is an input tensor, or a
     tuple of the inputs (the lean look's crops and angles)."""
-    pairs = [(c, bn) for c, bn in _conv_pairs(net, bare=True) if bn is not None]
+    pairs = _normalised(net)
     sums = {id(c): [0.0, 0.0, 0] for c, _ in pairs}
 
     def hook(conv, _inp, out):

@@ -50,7 +50,8 @@ def _warped(image: np.ndarray, box, angle: float, per_side: float, size: int) ->
 
 
 def to_tensor(crops: list[np.ndarray]) -> np.ndarray:
-    """N x 3 x CROP x CROP float32 in [0, 1], BGR channel order (the models' input normalisation)."""
+    """N x 3 x H x W float32 in [0, 1], BGR channel order (every model's input normalisation): the
+    reader's crops, or the detector's one frame."""
     # each crop put channels-first while still bytes, into one array (crop_views' turned views are
     # strided views; np.stack then a float transpose of them took 3 ms for 40 crops, this 0.8)
     out = np.empty((len(crops), 3) + crops[0].shape[:2], np.uint8)

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from reader.reading import Box
+from reader.vision.crops import to_tensor
 from reader.vision.onnx_model import OnnxModel
 
 INPUT_LONG = 640
@@ -170,10 +171,7 @@ class DiceDetector:
         source = finer if shrunk else bgr
         interp = cv2.INTER_AREA if long_side < max(source.shape[:2]) else cv2.INTER_LINEAR
         small = cv2.resize(source, size, interpolation=interp)
-        # channels first while still bytes, then floats: the same numbers, a third of the time
-        x = np.ascontiguousarray(_pad_to(small).transpose(2, 0, 1)[None]).astype(np.float32)
-        x /= 255.0
-        out = self.model(x)[0][0]
+        out = self.model(to_tensor([_pad_to(small)]))[0][0]
         heat = _sigmoid(out[0])
         dets = decode(out, heat, scale, self.threshold)
         return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale), small

@@ -4,9 +4,13 @@ Seen from above, dice do not overlap. A strong peak on one pip of a big die, rea
 confident "1" for a die showing 3: the decoding must drop it however strong it is.
 """
 
+import warnings
+
+import numpy as np
 import pytest
 
 from reader.vision.detector import (
+    DiceDetector,
     Detection,
     _suppress,
     merge_large,
@@ -113,3 +117,25 @@ def test_small_dice_found_at_twice_the_size_join_the_first_looks(first, small, k
 def test_the_finer_look_is_asked_only_for_small_dice(sides, scale, asked):
     dets = [Detection((0.0, 0.0, float(s), float(s)), 0.9) for s in sides]
     assert small_dice(dets, scale) is asked
+
+
+
+class SureOfTheCloth:
+    """A stand-in detector network: logits of -100 everywhere (a detector taught on sure of plain
+    cloth gives such), one die's peak at cell (40, 30) of the 640 px look, 4 cells (16 px) a side."""
+    meta: dict = {}
+
+    def __call__(self, x):
+        out = np.full((1, 5, x.shape[2] // 4, x.shape[3] // 4), -100.0, np.float32)
+        out[0, :, 30, 40] = (4.0, np.log(4.0), np.log(4.0), 0.0, 0.0)
+        return [out]
+
+
+def test_a_detector_sure_of_its_background_is_read_quietly():
+    """Such logits overflowed exp in the heatmap's sigmoid and printed a RuntimeWarning on the user's
+    terminal for every frame; the die is found where its peak is, and nothing is printed."""
+    frame = np.zeros((360, 640, 3), np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dets = DiceDetector(SureOfTheCloth()).detect(frame)
+    assert [tuple(round(v) for v in d.box) for d in dets] == [(154, 114, 170, 130)]

@@ -102,7 +102,9 @@ class Heat:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    """Clipped first: a detector sure of its background gives logits under -89, whose exp overflows
+    float32 (the same 0 came out, with a RuntimeWarning on the user's terminal)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
 
 
 def decode(out: np.ndarray, heat: np.ndarray, scale: float, threshold: float,

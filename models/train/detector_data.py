@@ -74,15 +74,27 @@ def synth_frames(folder: Path, limit: int | None = None) -> list[Frame]:
     return out
 
 
-def sample(frame: Frame, rng: np.random.Generator, patch: int = 256, right_angles: float = 1.0):
-    """One augmented patch and its targets: heat (1,H,W), size (2,H,W), offset (2,H,W), mask."""
+SMALL = (8.0, 24.0)  # die sides (px) of a far camera's frame in the detector's looks
+
+
+def sample(frame: Frame, rng: np.random.Generator, patch: int = 256, right_angles: float = 1.0,
+           small: float = 0.0):
+    """One augmented patch and its targets: heat (1,H,W), size (2,H,W), offset (2,H,W), mask.
+
+    `small`: the share of patches whose dice are drawn at SMALL sides, as a camera far from the tray
+    shows them. Teaching on from a detector with big oblique dice alone lost such dice (session 38's
+    v4 candidate); these keep them in what it learns.
+    """
     h, w = frame.image.shape[:2]
     boxes = frame.boxes
     if len(boxes):
         med = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
     else:
         med = 40.0
-    target = float(np.exp(rng.uniform(np.log(14), np.log(110))))
+    # drawn only when asked: without it the patches are the same, draw for draw, as before (a recipe's
+    # seed makes the same detector)
+    lo, hi = SMALL if small > 0 and rng.random() < small else (14.0, 110.0)
+    target = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     scale = target / max(med, 4.0)
     # Quarter turns only: a labeled box turned by 90 degrees is still the die's exact box, while
     # at 45 degrees the die's true extent is unknown (a D6 at 45 degrees in the photo has a box

@@ -33,11 +33,11 @@ def focal(pred_logit, gt):
     return -(pos_loss.sum() + neg_loss.sum()) / n
 
 
-def batch(frames, weights, rng, bs, patch):
+def batch(frames, weights, rng, bs, patch, small=0.0):
     idx = rng.choice(len(frames), size=bs, p=weights)
     imgs, heats, sizes, offs, masks = [], [], [], [], []
     for i in idx:
-        img, heat, size, off, mask = sample(frames[i], rng, patch)
+        img, heat, size, off, mask = sample(frames[i], rng, patch, small=small)
         imgs.append(img)
         heats.append(heat)
         sizes.append(size)
@@ -58,6 +58,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("work/detector.pt"))
     ap.add_argument("--init", type=Path, default=None)
+    ap.add_argument("--small-share", type=float, default=0.0,
+                    help="share of patches with dice 8-24 px, as a far camera shows them (detector_data.SMALL)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--size-weight", type=float, default=2.0,
@@ -101,7 +103,7 @@ def main(argv=None):
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch)
+        x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch, args.small_share)
         out = net(x)
         l_heat = focal(out[:, :1], heat)
         m_size = (mask == 1).float()[:, None]

@@ -119,7 +119,6 @@ def test_the_finer_look_is_asked_only_for_small_dice(sides, scale, asked):
     assert small_dice(dets, scale) is asked
 
 
-
 class SureOfTheCloth:
     """A stand-in detector network: logits of -100 everywhere (a detector taught on sure of plain
     cloth gives such), one die's peak at cell (40, 30) of the 640 px look, 4 cells (16 px) a side."""

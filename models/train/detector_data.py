@@ -1,9 +1,10 @@
 """Training samples for the detector: random patches of labeled tray frames with centre targets.
 
 Sources are the trainable real sets (their training four-fifths only) and rendered scenes. Each
-sample rescales the frame so that dice take 14-110 px, turns it by a quarter turn (a tray seen from
-above has no "up"; quarter turns keep the labeled boxes exact) and flips it, and applies
-photometric noise, so a new camera or table is not a new world.
+sample rescales the frame so that dice take 14-110 px (or, for a share asked, 8-24: `SMALL`),
+turns it by a quarter turn (a tray seen from above has no "up"; quarter turns keep the labeled
+boxes exact) and flips it, and applies photometric noise, so a new camera or table is not a new
+world.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.reading import Box
 from reader.vision.crops import to_tensor
-from reader.vision.onnx_model import OnnxModel
+from reader.vision.onnx_model import OnnxModel, sigmoid
 
 INPUT_LONG = 640
 STRIDE = 4
@@ -101,12 +101,6 @@ class Heat:
                    for t in np.linspace(0.0, 1.0, steps))
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """Clipped first: a detector sure of its background gives logits under -89, whose exp overflows
-    float32 (the same 0 came out, with a RuntimeWarning on the user's terminal)."""
-    return 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
-
-
 def decode(out: np.ndarray, heat: np.ndarray, scale: float, threshold: float,
            max_dice: int = 40) -> list[Detection]:
     """Heatmap peaks -> boxes in original image pixels (`heat` = sigmoid(out[0]), `scale` =
@@ -118,8 +112,8 @@ def decode(out: np.ndarray, heat: np.ndarray, scale: float, threshold: float,
     for i in order:
         y, x = ys[i], xs[i]
         w, h = np.exp(out[1, y, x]) * STRIDE, np.exp(out[2, y, x]) * STRIDE
-        cx = (x + _sigmoid(out[3, y, x])) * STRIDE
-        cy = (y + _sigmoid(out[4, y, x])) * STRIDE
+        cx = (x + sigmoid(out[3, y, x])) * STRIDE
+        cy = (y + sigmoid(out[4, y, x])) * STRIDE
         box = ((cx - w / 2) / scale, (cy - h / 2) / scale, (cx + w / 2) / scale, (cy + h / 2) / scale)
         dets.append(Detection(box, float(heat[y, x])))
     return _suppress(dets)[:max_dice]
@@ -174,7 +168,7 @@ class DiceDetector:
         interp = cv2.INTER_AREA if long_side < max(source.shape[:2]) else cv2.INTER_LINEAR
         small = cv2.resize(source, size, interpolation=interp)
         out = self.model(to_tensor([_pad_to(small)]))[0][0]
-        heat = _sigmoid(out[0])
+        heat = sigmoid(out[0])
         dets = decode(out, heat, scale, self.threshold)
         return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale), small
 

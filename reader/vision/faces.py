@@ -21,7 +21,7 @@ import numpy as np
 from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
-from reader.vision.onnx_model import OnnxModel
+from reader.vision.onnx_model import OnnxModel, sigmoid
 from reader.vision.topface import RISEN_DICE, TopFaceLook, combine
 
 ANGLES = (0.0, 90.0, 180.0, 270.0)
@@ -133,7 +133,7 @@ class FaceReader:
         n = len(ANGLES)
         printed = np.zeros(len(boxes))
         if self.print_sure is not None and len(outs) > 3:
-            printed = (1.0 / (1.0 + np.exp(-outs[3][:, 0]))).reshape(len(boxes), n).mean(axis=1)
+            printed = sigmoid(outs[3][:, 0]).reshape(len(boxes), n).mean(axis=1)
         checked = np.zeros(len(boxes))
         if check_state and self.state_check is not None:
             checked = softmax(self.state_check.model(x)[2])[:, 1].reshape(len(boxes), n).mean(axis=1)

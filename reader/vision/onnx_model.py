@@ -17,6 +17,13 @@ from reader.errors import DiceReaderError
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 
 
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """A network's logits as probabilities, clipped first: a network sure of a "no" gives logits under
+    -89, whose exp overflows float32 (the same 0 came out, with a RuntimeWarning on the user's
+    terminal for every frame: a detector taught on from v3, sure of plain cloth)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
+
+
 def models_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(override or os.environ.get("DICE_READER_MODELS") or MODELS_DIR)
 

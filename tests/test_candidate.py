@@ -11,22 +11,32 @@ from models.train.candidate import calibrate_args, compare, kept_temperatures
 from reader.vision.onnx_model import OnnxModel
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
+# reader v19's looks (its metadata "top_face"): a release with no D20 look of its own, to add one to
+V19_LOOKS = [
+    {"model": "reader_top.onnx", "per_side": 0.7, "dice": ["d12", "d20", "d8"], "temperature": 0.8, "weight": 0.5},
+    {"model": "reader_top_d6.onnx", "per_side": 0.7, "dice": ["d6"], "temperature": 0.7, "weight": 0.75,
+     "cut_by_die": {"d6": 1.15}},
+    {"model": "reader_top_d10.onnx", "per_side": 0.7, "dice": ["d10"], "temperature": 0.9, "weight": 0.5},
+]
 
 
 def test_the_looks_are_placed_as_the_release_places_them():
     top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
     args = calibrate_args(top_face, Path("cand"))
-    # the commands reader v10-v13 were calibrated with (models/README.md)
+    # the command reader v20 was calibrated with (its D20 look at weight 1.0; v10-v19 had the first three)
     assert args == ["--top-face", "cand/reader_top.onnx",
                     "--top-face", "cand/reader_top_d6.onnx",
                     "--top-face", "cand/reader_top_d10.onnx",
-                    "--top-face-dice", "d12", "d20", "d8", "--look-weight", "reader_top_d6.onnx=0.75"]
+                    "--top-face", "cand/reader_top_d20.onnx",
+                    "--top-face-dice", "d12", "d8",
+                    "--look-weight", "reader_top_d6.onnx=0.75", "reader_top_d20.onnx=1.0"]
+    assert calibrate_args(V19_LOOKS, Path("cand"))[-6:] == ["--top-face-dice", "d12", "d20", "d8",
+                                                            "--look-weight", "reader_top_d6.onnx=0.75"]
 
 
 def test_a_new_look_takes_its_dice_from_the_numeral_look():
-    # a D20 look of its own: the numeral look keeps the D8 and D12, no type is claimed twice
-    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
-    args = calibrate_args(top_face, Path("cand"), {"reader_top_d20.onnx": ["d20"]})
+    # a D20 look of its own added to v19: the numeral look keeps the D8 and D12, no type is claimed twice
+    args = calibrate_args(V19_LOOKS, Path("cand"), {"reader_top_d20.onnx": ["d20"]})
     i = args.index("--top-face-dice")
     assert args[i:i + 4] == ["--top-face-dice", "d12", "d8", "--look-weight"]
     assert "cand/reader_top_d20.onnx" in args and "d20" not in args
@@ -45,8 +55,7 @@ WEIGHT_CASES = {
 def test_a_look_is_calibrated_at_the_weight_asked_for(weights, run):
     """A look weighted otherwise is pooled otherwise: calibrated at one weight and read at another,
     its thresholds would be another reader's."""
-    top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
-    args = calibrate_args(top_face, Path("cand"), {"reader_top_d20.onnx": ["d20"]}, weights)
+    args = calibrate_args(V19_LOOKS, Path("cand"), {"reader_top_d20.onnx": ["d20"]}, weights)
     flags = [i for i, a in enumerate(args) if a == "--look-weight"]
     assert len(flags) == (1 if run else 0)
     got = args[flags[0] + 1:] if flags else []
@@ -56,10 +65,11 @@ def test_a_look_is_calibrated_at_the_weight_asked_for(weights, run):
 
 # (release looks replaced by --look) -> the looks that keep the release's temperature
 KEEP_CASES = {
-    "a new look added, none replaced: all three kept": (set(), ["reader_top.onnx", "reader_top_d6.onnx",
-                                                                "reader_top_d10.onnx"]),
+    "a new look added, none replaced: all four kept": (set(), ["reader_top.onnx", "reader_top_d6.onnx",
+                                                               "reader_top_d10.onnx", "reader_top_d20.onnx"]),
     "the numeral look replaced: fitted anew, the rest kept": ({"reader_top.onnx"}, ["reader_top_d6.onnx",
-                                                                                    "reader_top_d10.onnx"]),
+                                                                                    "reader_top_d10.onnx",
+                                                                                    "reader_top_d20.onnx"]),
 }
 
 
@@ -76,7 +86,7 @@ def test_calibrate_keeps_only_a_release_look_s_temperature(tmp_path):
 
     with pytest.raises(SystemExit):  # no such look in the release: refused before any work
         main([str(MODELS / "reader.onnx"), str(tmp_path / "none.npz"), "--out", str(tmp_path / "c.json"),
-              "--thresholds-from", str(MODELS / "reader.onnx"), "--keep-temperature", "reader_top_d20.onnx"])
+              "--thresholds-from", str(MODELS / "reader.onnx"), "--keep-temperature", "reader_top_d12.onnx"])
     with pytest.raises(SystemExit):  # nothing to keep it from
         main([str(MODELS / "reader.onnx"), str(tmp_path / "none.npz"), "--out", str(tmp_path / "c.json"),
               "--keep-temperature", "reader_top.onnx"])

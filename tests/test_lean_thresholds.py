@@ -60,6 +60,10 @@ def test_the_threshold_holds_within_its_types_angle(die, slant, expected):
                  id="with the top face's rise"),
     pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88}, "top_face_rise": 3}, False,
                  id="a rise over the box's side"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88},
+                  "first_accept_by_die": {"d20": 0.94}}, True, id="with the first decision's own threshold"),
+    pytest.param({"within_deg": {"d20": 21}, "accept_threshold_by_die": {"d20": 0.88},
+                  "first_accept_by_die": {"d20": 1.5}}, False, id="a first threshold over 1"),
 ])
 def test_the_readers_metadata_is_taken_or_refused_plainly(meta, ok):
     if ok:
@@ -88,6 +92,27 @@ def test_an_unsure_d20_is_read_again_only_with_the_camera_and_the_lean_look(view
     else:
         assert isinstance(r.outcome, Face) and r.value == expected
         assert r.confidence == pytest.approx(0.95 * 0.95 * 0.99, abs=1e-3)
+
+
+@pytest.mark.parametrize("view, first, expected", [
+    pytest.param(None, {"d20": 0.94}, None, id="no camera: the reader's own threshold (0.98) refuses it"),
+    pytest.param(CameraView(90.0), {"d20": 0.94}, None, id="camera without the lean look: the reader's own"),
+    pytest.param(CameraView(90.0, lean=True), {"d20": 0.94}, 14,
+                 id="camera and lean look: the first threshold reads it"),
+    pytest.param(CameraView(90.0, lean=True), {}, None, id="camera and lean look, no first threshold: refused"),
+    pytest.param(CameraView(90.0, lean=True), {"d12": 0.5}, None, id="a first threshold for another type only"),
+])
+def test_with_the_camera_and_the_looks_the_first_decision_takes_the_thresholds_it_was_set_behind(view, first, expected):
+    # a D20 read at p(type) 0.99 x p(face) 0.97 x (1 - p(cocked) 0.01) = 0.951: under the reader's own D20
+    # threshold (0.98, as reader v20's no-camera look has it), over the camera path's (0.94); seen 25
+    # degrees off vertical, beyond the lean thresholds' 21, so not decided again with the lean look
+    rec = Recognizer(GivenBoxes([OFF]), FixedD20Reader(14, 0.97, p_type=0.99, cocked=0.01, accept_by_die={"d20": 0.98}),
+                     view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
+                     lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.88}, first_by_die=first))
+    (r,) = rec.read_frame(frame())
+    assert r.value == expected
+    if expected is None:
+        assert isinstance(r.outcome, Unreadable) and r.outcome.reason == "low confidence"
 
 
 @pytest.mark.parametrize("view, expected", [
@@ -231,3 +256,26 @@ def test_the_lean_thresholds_are_set_with_a_look_and_a_rise_and_travel_in_the_re
     floors = Recognizer.load(models).lean_thresholds.accept_by_die
     assert all(t >= floors[die] for die, t in got.accept_by_die.items())
     assert "reader_near_d20" in rec.versions and rec.lean_faces.look_of["d20"].name == "reader_near_d20"
+
+
+FIRST_GATE_CASES = {
+    "one type": (["d20=0.94"], {"d20": 0.94}),
+    "two types": (["d20=0.94", "d12=0.8"], {"d20": 0.94, "d12": 0.8}),
+    "a threshold over 1": (["d20=1.5"], None),
+    "a type the rules do not read": (["d4=0.5"], None),
+    "no threshold": (["d20"], None),
+    "not a number": (["d20=high"], None),
+}
+
+
+@pytest.mark.parametrize("items, expected", FIRST_GATE_CASES.values(), ids=FIRST_GATE_CASES.keys())
+def test_the_first_decisions_thresholds_are_taken_or_refused_plainly(items, expected):
+    # calibrate_lean_thresholds --first-gate: what it writes is what the recognizer then applies
+    pytest.importorskip("torch")
+    from models.train.calibrate_lean_thresholds import first_gate
+
+    if expected is None:
+        with pytest.raises(ValueError):
+            first_gate(items)
+    else:
+        assert first_gate(items) == expected

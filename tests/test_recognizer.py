@@ -140,13 +140,15 @@ def test_wrong_readings_are_rare_among_accepted_ones(stills_score):
     assert stills_score.accepted_wrong_rate <= FLOOR["accepted_wrong"]
 
 
-@pytest.mark.parametrize("die", ["d20", "d6", "d10"], ids=["the numeral dice' look", "the pips look", "the D10's look"])
+@pytest.mark.parametrize("die", ["d8", "d6", "d10"], ids=["the numeral dice' look", "the pips look", "the D10's look"])
 def test_each_second_look_reads_more_of_its_dice(recognizer, stills_score, die):
     # the same frames read without the look that takes this die (reader.vision.topface), the
     # others kept, same thresholds: the dice of its types read right must be more with it
     # (measured, reader v9: the numeral dice' look, D8 D12 D20, 96 against 75 of 687; the pips
     # look 257 against 237 of 509; the D10's look 35 against 26 of 257), the wrong ones in all no
-    # more than two more (measured: 7 against 6; 7 against 5; 7 against 6)
+    # more than two more (measured: 7 against 6; 7 against 5; 7 against 6). Since reader v20 the
+    # numeral look reads the D8 and D12; the D20's own look reads none of these small oblique
+    # renders' D20, and is held to real D20 instead (tests/test_d20_look.py)
     look = recognizer.faces.look_of[die]
     others = [other for other in recognizer.faces.looks if other is not look]
     without = summarise("stills", evaluate_images(

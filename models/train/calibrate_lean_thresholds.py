@@ -94,14 +94,15 @@ def lurig_dice(faces_file: Path, boxes_file: Path | None) -> list[tuple]:
     return out
 
 
-def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0) -> list[dict]:
+def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0, first: dict | None = None) -> list[dict]:
     """Each die read by the release from a box with the detector's error: the type read, whether the
     release accepts it with the lean look (its own threshold, and p(leaning) under the look's), the
     confidence it is decided again with where it is refused for low confidence alone, whether its
     face would be wrong, whether it leans. A rendered crop's camera stands below it, a frame's where
     its camera stands; type-lurig's photos are taken from above. `rise`: the numeral dice's second
     looks cut where the camera sees the top face (reader.vision.viewing.top_face_shift), as the
-    recognizer cuts them with lean thresholds carrying that rise."""
+    recognizer cuts them with lean thresholds carrying that rise. `first`: the first decision's thresholds
+    for the dice it names in place of the reader's own (LeanThresholds.first_by_die)."""
     rng = np.random.default_rng(seed)
     rows, cache = [], {}
     for path, d, slant, source, turn in dice:
@@ -114,7 +115,7 @@ def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0) -> list[dict]:
         box = Box(*box_with_error(rng, d["box"], BOX_ERROR))
         shift = [top_face_shift(tuple(box), slant, turn, rise)] if rise else None
         ev = rec.faces_for(True).evidence(img, [box], check_state=False, shifts=shift)[0]
-        own = rec.faces.decide(ev, box, allow_none=False)
+        own = rec.faces.decide(ev, box, allow_none=False, accept_by_die=first or None)
         p_lean = float(rec.lean.p_leaning_turned(img, [box], [turn], [slant])[0])
         again = rec.faces.decide(replace(ev, cocked=p_lean), box, allow_none=False,
                                  accept_by_die={t: 0.0 for t in DICE})
@@ -161,6 +162,20 @@ def lean_thresholds(rows: list[dict], within: dict, allowed: dict | None = None,
     return out
 
 
+def first_gate(items: list[str]) -> dict[str, float]:
+    """--first-gate's DIE=THRESHOLD items as {die: threshold}; ValueError naming the item that is not one."""
+    out = {}
+    for item in items:
+        die, _, t = item.partition("=")
+        try:
+            out[die] = float(t)
+        except ValueError:
+            raise ValueError(repr(item)) from None
+        if die not in DICE or not 0.0 < out[die] <= 1.0:
+            raise ValueError(repr(item))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--crops", nargs="*", default=[], metavar="DIR=SEED:MIX",
@@ -189,6 +204,11 @@ def main(argv=None):
                     help="a release read on the same dice (its own rise and looks) that this one may not do worse "
                          "than: no threshold under its lean thresholds, and per die type no more flat dice read wrong "
                          "and cocked dice given a value in all than its readings give")
+    ap.add_argument("--first-gate", nargs="*", default=None, metavar="DIE=THRESHOLD",
+                    help="with the camera described and the looks, the first decision's threshold for these dice "
+                         "in place of the reader's own, written into the thresholds (LeanThresholds.first_by_die): "
+                         "a reader whose no-camera look for a type changed keeps the threshold the camera's path was "
+                         "set behind (reader v20: d20=0.94); default: the release's own (none before v20)")
     ap.add_argument("--models", type=Path, default=None, help="the release (default: models/)")
     ap.add_argument("--seed", type=int, default=0, help="of the box errors drawn")
     ap.add_argument("--out", type=Path, default=None, help="write the reader with these thresholds here")
@@ -236,14 +256,20 @@ def main(argv=None):
                  "angles": list(TopFaceLook.angles)}
         looks = [t for t in looks if not set(t["dice"]) & set(entry["dice"])] + [entry]
     rec.lean_faces = with_looks(rec.faces, looks, release)
-    rows = read_all(rec, dice, args.seed, rise)
+    first = dict(rec.lean_thresholds.first_by_die) if rec.lean_thresholds else {}
+    if args.first_gate is not None:
+        try:
+            first = first_gate(args.first_gate)
+        except ValueError as exc:
+            ap.error(f"--first-gate {exc}: give DIE=THRESHOLD, over 0 and at most 1, for one of {', '.join(DICE)}")
+    rows = read_all(rec, dice, args.seed, rise, first)
     allowed, floor, reference = {}, {}, None
     if args.reference:
         ref = Recognizer.load(args.reference)
         if ref.lean_thresholds is None:
             ap.error(f"--reference {args.reference}: its reader has no lean thresholds")
         floor = dict(ref.lean_thresholds.accept_by_die)
-        ref_rows = read_all(ref, dice, args.seed, ref.lean_thresholds.rise)
+        ref_rows = read_all(ref, dice, args.seed, ref.lean_thresholds.rise, ref.lean_thresholds.first_by_die)
         reference = {"floors": floor, "right": {}, "wrong_or_cocked": {}}
         for die, deg in within.items():
             took = taken(ref_rows, die, deg, floor.get(die, 2.0))  # a type it decides none of: its own only
@@ -267,6 +293,7 @@ def main(argv=None):
         meta = {"lean_thresholds": {
             "within_deg": {d: within[d] for d in kept}, "accept_threshold_by_die": kept, "top_face_rise": rise,
             **({"looks": looks} if looks else {}),
+            **({"first_accept_by_die": first} if first else {}),
             "calibration": {"box_error": list(BOX_ERROR), "lean_threshold": rec.lean.threshold,
                             "sources": sorted({r["source"] for r in rows}),
                             **({"reference": reference} if reference else {}),

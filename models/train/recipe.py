@@ -102,8 +102,9 @@ import argparse
 import shutil
 from pathlib import Path
 
-from models.train import (calib_set, calibrate, calibrate_lean_thresholds, calibrate_seen, export, single_boxes,
-                          train_detector, train_lean, train_print_check, train_reader, train_top_face)
+from models.train import (calib_set, calibrate, calibrate_lean_thresholds, calibrate_seen, candidate, export,
+                          single_boxes, train_detector, train_lean, train_print_check, train_reader, train_top_face)
+from reader.vision.onnx_model import OnnxModel
 
 
 def again(weights: Path, minutes: float, seed: int, flags: list[str], synth: list[Path],
@@ -217,6 +218,11 @@ def main(argv=None):
     ap.add_argument("--lean-look", default="reader_near_d20.onnx",
                     help="the D20's look with the camera described, in the models folder (reader v18; models/"
                          "reader.md, \"Session 35\": taught on a GPU and the CPU, not by this recipe); skipped when absent")
+    ap.add_argument("--d20-look", default="reader_top_d20.onnx",
+                    help="the D20's look without a described camera, in the models folder (reader v20; models/"
+                         "reader.md, \"Session 40\": session 34's look, taught on a GPU and the CPU, not by this "
+                         "recipe): pooled at weight 1.0, the D20's threshold set by the rule, the rest kept; "
+                         "skipped when absent")
     ap.add_argument("--lean-reference", type=Path, default=None, metavar="DIR",
                     help="a release the lean thresholds may not do worse than (calibrate_lean_thresholds --reference; "
                          "reader v18 was set against v17's models/)")
@@ -346,10 +352,11 @@ def main(argv=None):
                                 "--lurig-boxes", str(w / "lurig_boxes.json"), "--synth", str(crops[0]),
                                 "--synth-limit", "6000", "--sure", str(args.print_check_sure),
                                 "--version", args.reader_version] + [a for p in prints for a in ("--prints", str(p))])
+    first_gate = d20_look(args, w, m) if args.d20_look and (m / args.d20_look).is_file() else []
     calib = [c for c in args.lean_threshold_crops if Path(c.partition("=")[0]).is_dir()]
     scenes = [str(c) for c in args.lean_threshold_scenes if c.is_dir()]
     if calib and (m / "reader_lean.onnx").is_file():
-        extra = ["--rise", str(args.lean_rise)]
+        extra = ["--rise", str(args.lean_rise), *first_gate]
         if args.lean_look and (m / args.lean_look).is_file():
             extra += ["--look", args.lean_look]
         if args.lean_reference:
@@ -365,6 +372,25 @@ def main(argv=None):
                              "--lr", "5e-4", "--size-weight", "3", "--synth-share", "0.4", "--seed", "38",
                              "--out", str(w / "detector_tuned.pt"), "--synth", *tune])
         export.main(["detector", str(w / "detector_tuned.pt"), str(m / "detector.onnx"), "--version", "4"])
+
+
+def d20_look(args, w: Path, m: Path) -> list[str]:
+    """Reader v20: the D20 read without a described camera by its own look (--d20-look), added to the reader
+    calibrated without it (the recipe's order) as
+    `candidate --look reader_top_d20.onnx=... --look-weight reader_top_d20.onnx=1.0 --rule-for d20` does
+    it: the other thresholds and the looks' temperatures kept, the D20's set by the rule. Returns
+    calibrate_lean_thresholds' --first-gate: the camera's path keeps the D20 threshold it was set behind
+    (reader.vision.lean.LeanThresholds.first_by_die)."""
+    release = OnnxModel(m / "reader.onnx").meta
+    top_face = release.get("top_face") or []
+    before = float(release["accept_threshold_by_die"]["d20"])
+    calibrate.main([str(m / "reader.onnx"), str(w / "calibration.npz"), "--out", str(w / "reader_d20_calib.json"),
+                    *candidate.calibrate_args(top_face, m, {args.d20_look: ["d20"]}, {args.d20_look: 1.0}),
+                    "--thresholds-from", str(m / "reader.onnx"), "--rule-for", "d20",
+                    *candidate.kept_temperatures(top_face, set())])
+    export.main(["calibration", str(m / "reader.onnx"), str(m / "reader.onnx"), "--meta",
+                 str(w / "reader_d20_calib.json"), "--version", args.reader_version])
+    return ["--first-gate", f"d20={before}"]
 
 
 def seen_look(args, w: Path, m: Path) -> None:

@@ -21,7 +21,7 @@ Without a camera set-up nothing changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -119,6 +119,14 @@ class LeanThresholds:
     # they are seen so, and the thresholds above were set on its readings (models/reader.md,
     # "Session 35"). Empty: the reader's own looks.
     looks: tuple = ()
+    # The first decision's thresholds with the camera described and the looks, for the dice named
+    # (metadata "first_accept_by_die"); the others take the reader's own. Why: that decision is made
+    # on the evidence of the looks above, and the thresholds here were set behind it. A reader whose
+    # no-camera look for a type changes has its own threshold for that type set again on the new
+    # look's readings (reader v20's D20: 0.94 -> 0.98), which says nothing of the camera's look; the
+    # camera's path keeps the threshold it was set behind (models/reader.md, "Session 40"). Empty:
+    # the reader's own for every die (readers before v20).
+    first_by_die: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 <= float(self.rise) <= 1.0:
@@ -132,6 +140,9 @@ class LeanThresholds:
                 raise DiceReaderError(f"lean threshold for the {die} names no angle it holds within")
             if not 0.0 < float(t) <= 1.0:
                 raise DiceReaderError(f"lean threshold {t!r} for the {die}: give 0-1")
+        for die, t in self.first_by_die.items():
+            if not 0.0 < float(t) <= 1.0:
+                raise DiceReaderError(f"first threshold {t!r} for the {die} with the camera described: give 0-1")
 
     @classmethod
     def from_meta(cls, meta: dict | None) -> "LeanThresholds | None":
@@ -141,7 +152,8 @@ class LeanThresholds:
         try:
             return cls({str(k): float(v) for k, v in meta["within_deg"].items()},
                        {str(k): float(v) for k, v in meta["accept_threshold_by_die"].items()},
-                       float(meta.get("top_face_rise", 0.0)), tuple(meta.get("looks", ())))
+                       float(meta.get("top_face_rise", 0.0)), tuple(meta.get("looks", ())),
+                       {str(k): float(v) for k, v in (meta.get("first_accept_by_die") or {}).items()})
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DiceReaderError(f"reader metadata lean_thresholds {meta!r} is not angles and thresholds") from exc
 

@@ -151,7 +151,8 @@ class Recognizer:
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
         evs = self._evidence(image, boxes, looks)
-        found = [self.faces.decide(ev, b) for b, ev in zip(boxes, evs)]
+        gate = self._first_gate(looks)
+        found = [self.faces.decide(ev, b, accept_by_die=gate) for b, ev in zip(boxes, evs)]
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
@@ -191,6 +192,14 @@ class Recognizer:
             shifts = [self.view.top_face_shift(tuple(b), w, h, rise) for b in boxes]
         return self.faces_for(looks).evidence(image, boxes, not looks if check_state is None else check_state, shifts)
 
+    def _first_gate(self, looks: bool) -> dict | None:
+        """The thresholds a die's first decision takes: with the looks, the lean thresholds' own for the
+        dice they name (LeanThresholds.first_by_die: the camera's looks read those dice, and the lean
+        thresholds were set behind that decision); None: the reader's own."""
+        if looks and self.lean_thresholds is not None and self.lean_thresholds.first_by_die:
+            return self.lean_thresholds.first_by_die
+        return None
+
     def _looks(self) -> bool:
         """Are the looks that need the camera described right asked for (CameraView.lean)?"""
         looks = self.view is not None and self.view.lean
@@ -222,7 +231,8 @@ class Recognizer:
         h, w = image.shape[:2]
         boxes = [wider.grown(readings[i].box, w, h) for i in refused]
         for i, b, ev in zip(refused, boxes, self._evidence(image, boxes, looks)):
-            out[i] = wider.read_as_bigger(out[i], named[i], self.faces.decide(ev, b))
+            again = self.faces.decide(ev, b, accept_by_die=self._first_gate(looks))
+            out[i] = wider.read_as_bigger(out[i], named[i], again)
         return out
 
     def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,
@@ -272,7 +282,8 @@ class Recognizer:
         again from the same evidence with its p(leaning) in place of the state head's p(cocked)."""
         out = list(found)
         for i, p in self.lean.flat_among(image, found, self.view).items():
-            r = self.faces.decide(replace(evs[i], cocked=p), boxes[i], allow_none=False)
+            r = self.faces.decide(replace(evs[i], cocked=p), boxes[i], allow_none=False,
+                                  accept_by_die=self._first_gate(True))
             if isinstance(r.outcome, Face):
                 out[i] = r
         return out
@@ -285,7 +296,9 @@ class Recognizer:
         if not pairs:
             return found
         union = [p.union for p in pairs]
-        unions = [self.faces.decide(ev, p.union) for p, ev in zip(pairs, self._evidence(image, union, looks))]
+        gate = self._first_gate(looks)
+        unions = [self.faces.decide(ev, p.union, accept_by_die=gate)
+                  for p, ev in zip(pairs, self._evidence(image, union, looks))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
             if not accepted(u) or p.i in used or p.j in used:
@@ -317,7 +330,7 @@ class Recognizer:
             return 1.0 - (ev.type_probs[none_i] if none_i is not None else 0.0)
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
-        reading = self.faces.decide(evidence[k], box, allow_none=False)
+        reading = self.faces.decide(evidence[k], box, allow_none=False, accept_by_die=self._first_gate(looks))
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             found, leaned = [reading], []
             if looks:

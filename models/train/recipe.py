@@ -86,8 +86,9 @@ thresholds (raised where it would accept more wrong calibration dice of a type),
 was taught from kept beside it as its state check (reader_state.onnx); and last of all the print check
 (train_print_check, reader v16): a small network on the whole look's features that tells the
 detector's finds on frames of printed marks from dice, added to reader.onnx as a fourth output; a
-find it is sure of is refused as print; then (reader v17) the thresholds for a numeral die refused
-for low confidence, decided again with the lean look's p(leaning) where a described camera sees it
+find it is sure of is refused as print; then (reader v20) the D20's own look without a camera, taken from
+the models folder when it is there (--d20-look), calibrated for the D20 alone with the rest kept; then
+(reader v17) the thresholds for a numeral die refused for low confidence, decided again with the lean look's p(leaning) where a described camera sees it
 within its type's angle (calibrate_lean_thresholds), into reader.onnx's metadata; and, if asked
 (--detector-tune-minutes), at the very end the detector taught on from its own weights with oblique
 1280x720 frames (session 38's v4 candidate, not committed). Timings are for

@@ -141,3 +141,38 @@ def test_the_camera_set_up_is_recorded_and_replay_reads_with_it(tmp_path, monkey
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "rolls" / "0001")]) == 1
     assert "camera view" in capsys.readouterr().out
+
+
+REPLAY_VIEW_CASES = {
+    "read with no set-up described": ({"source": "usb:0"}, None),
+    "watch --camera-fov 70 --camera-tilt 12": ({"source": "usb:0", "view": {"hfov": 70.0, "tilt": 12.0}},
+                                               (70.0, 12.0)),
+    "the renderer's own camera, a view matrix": ({"source": "synth:reader.synth", "view": [[1.0, 0, 0, 0]] * 4},
+                                                 None),
+    "a matrix from anything else: not guessed": ({"source": "usb:0", "view": [[1.0, 0, 0, 0]] * 4}, "error"),
+}
+
+
+@pytest.mark.parametrize("camera, expected", REPLAY_VIEW_CASES.values(), ids=REPLAY_VIEW_CASES.keys())
+def test_a_roll_is_replayed_with_the_set_up_it_was_read_with(camera, expected):
+    from reader.commands.replay import recorded_view
+    from reader.errors import DiceReaderError
+
+    if expected == "error":
+        with pytest.raises(DiceReaderError):
+            recorded_view({"camera": camera})
+        return
+    view = recorded_view({"camera": camera})
+    assert (None if view is None else (view.hfov, view.tilt)) == expected
+
+
+def test_a_committed_fixture_is_replayed_against_its_truth(capsys):
+    # the renderer writes its own camera (a view matrix) where watch writes the set-up described: every
+    # committed fixture was "CANNOT REPLAY" until replay told them apart (session 40)
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "banish-7-d8-then-d6"
+    assert main(["replay", str(fixture)]) == 0
+    out, err = capsys.readouterr()
+    assert "CANNOT REPLAY" not in out
+    assert out.count("   same") == 3 and "all 3 roll(s) read the same as recorded" in out + err

@@ -102,12 +102,12 @@ def test_an_unsure_d20_is_read_again_only_with_the_camera_and_the_lean_look(view
     pytest.param(CameraView(90.0, lean=True), {}, None, id="camera and lean look, no first threshold: refused"),
     pytest.param(CameraView(90.0, lean=True), {"d12": 0.5}, None, id="a first threshold for another type only"),
 ])
-def test_with_the_camera_and_the_looks_the_first_decision_takes_the_thresholds_it_was_set_behind(view, first, expected):
+def test_with_the_looks_the_first_decision_keeps_the_threshold_it_was_set_behind(view, first, expected):
     # a D20 read at p(type) 0.99 x p(face) 0.97 x (1 - p(cocked) 0.01) = 0.951: under the reader's own D20
     # threshold (0.98, as reader v20's no-camera look has it), over the camera path's (0.94); seen 25
     # degrees off vertical, beyond the lean thresholds' 21, so not decided again with the lean look
-    rec = Recognizer(GivenBoxes([OFF]), FixedD20Reader(14, 0.97, p_type=0.99, cocked=0.01, accept_by_die={"d20": 0.98}),
-                     view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
+    reader = FixedD20Reader(14, 0.97, p_type=0.99, cocked=0.01, accept_by_die={"d20": 0.98})
+    rec = Recognizer(GivenBoxes([OFF]), reader, view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
                      lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.88}, first_by_die=first))
     (r,) = rec.read_frame(frame())
     assert r.value == expected

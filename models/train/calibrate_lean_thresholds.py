@@ -162,18 +162,24 @@ def lean_thresholds(rows: list[dict], within: dict, allowed: dict | None = None,
     return out
 
 
-def first_gate(items: list[str]) -> dict[str, float]:
-    """--first-gate's DIE=THRESHOLD items as {die: threshold}; ValueError naming the item that is not one."""
+def die_values(items: list[str], dice, ok=lambda v: True) -> dict[str, float]:
+    """DIE=NUMBER items (--within, --first-gate) as {die: number}, each die one of `dice` and its number
+    `ok`; ValueError naming the first item that is not one."""
     out = {}
     for item in items:
-        die, _, t = item.partition("=")
+        die, _, v = item.partition("=")
         try:
-            out[die] = float(t)
+            out[die] = float(v)
         except ValueError:
             raise ValueError(repr(item)) from None
-        if die not in DICE or not 0.0 < out[die] <= 1.0:
+        if die not in dice or not ok(out[die]):
             raise ValueError(repr(item))
     return out
+
+
+def first_gate(items: list[str]) -> dict[str, float]:
+    """--first-gate's DIE=THRESHOLD items as {die: threshold}: a numeral die, a threshold over 0, at most 1."""
+    return die_values(items, DICE, lambda t: 0.0 < t <= 1.0)
 
 
 def main(argv=None):
@@ -223,11 +229,16 @@ def main(argv=None):
                          "the dice are decided again with it")
     seen_from = rec.seen.from_deg if rec.seen is not None else {}
     within = {d: min(STEEP_LIMITS[d], seen_from.get(d, STEEP_LIMITS[d])) for d in args.dice}
-    for item in args.within:
-        die, _, deg = item.partition("=")
-        if die not in args.dice or not deg:
-            ap.error(f"--within {item!r}: give DIE=DEG for one of {', '.join(args.dice)}")
-        within[die] = float(deg)
+    try:
+        within.update(die_values(args.within, args.dice))
+    except ValueError as exc:
+        ap.error(f"--within {exc}: give DIE=DEG for one of {', '.join(args.dice)}")
+    first = dict(rec.lean_thresholds.first_by_die) if rec.lean_thresholds else {}
+    if args.first_gate is not None:
+        try:
+            first = first_gate(args.first_gate)
+        except ValueError as exc:
+            ap.error(f"--first-gate {exc}: give DIE=THRESHOLD, over 0 and at most 1, for one of {', '.join(DICE)}")
     dice = []
     for item in args.crops:
         folder, _, spec = item.partition("=")
@@ -256,12 +267,6 @@ def main(argv=None):
                  "angles": list(TopFaceLook.angles)}
         looks = [t for t in looks if not set(t["dice"]) & set(entry["dice"])] + [entry]
     rec.lean_faces = with_looks(rec.faces, looks, release)
-    first = dict(rec.lean_thresholds.first_by_die) if rec.lean_thresholds else {}
-    if args.first_gate is not None:
-        try:
-            first = first_gate(args.first_gate)
-        except ValueError as exc:
-            ap.error(f"--first-gate {exc}: give DIE=THRESHOLD, over 0 and at most 1, for one of {', '.join(DICE)}")
     rows = read_all(rec, dice, args.seed, rise, first)
     allowed, floor, reference = {}, {}, None
     if args.reference:

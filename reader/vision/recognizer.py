@@ -151,8 +151,7 @@ class Recognizer:
         dets, heat = self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
         evs = self._evidence(image, boxes, looks)
-        gate = self._first_gate(looks)
-        found = [self.faces.decide(ev, b, accept_by_die=gate) for b, ev in zip(boxes, evs)]
+        found = [self._decide(ev, b, looks) for b, ev in zip(boxes, evs)]
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
@@ -192,13 +191,12 @@ class Recognizer:
             shifts = [self.view.top_face_shift(tuple(b), w, h, rise) for b in boxes]
         return self.faces_for(looks).evidence(image, boxes, not looks if check_state is None else check_state, shifts)
 
-    def _first_gate(self, looks: bool) -> dict | None:
-        """The thresholds a die's first decision takes: with the looks, the lean thresholds' own for the
-        dice they name (LeanThresholds.first_by_die: the camera's looks read those dice, and the lean
-        thresholds were set behind that decision); None: the reader's own."""
-        if looks and self.lean_thresholds is not None and self.lean_thresholds.first_by_die:
-            return self.lean_thresholds.first_by_die
-        return None
+    def _decide(self, ev: FaceEvidence, box: Box, looks: bool, allow_none: bool = True) -> DieReading | None:
+        """A die's first decision: at the reader's own thresholds, except, with the looks, the lean
+        thresholds' own for the dice they name (LeanThresholds.first_by_die: the camera's looks read
+        those dice, and the lean thresholds were set behind that decision)."""
+        first = self.lean_thresholds.first_by_die if looks and self.lean_thresholds is not None else None
+        return self.faces.decide(ev, box, allow_none, accept_by_die=first or None)
 
     def _looks(self) -> bool:
         """Are the looks that need the camera described right asked for (CameraView.lean)?"""
@@ -231,8 +229,7 @@ class Recognizer:
         h, w = image.shape[:2]
         boxes = [wider.grown(readings[i].box, w, h) for i in refused]
         for i, b, ev in zip(refused, boxes, self._evidence(image, boxes, looks)):
-            again = self.faces.decide(ev, b, accept_by_die=self._first_gate(looks))
-            out[i] = wider.read_as_bigger(out[i], named[i], again)
+            out[i] = wider.read_as_bigger(out[i], named[i], self._decide(ev, b, looks))
         return out
 
     def _judge_with_the_camera(self, image: np.ndarray, readings: list[DieReading], looks: bool,
@@ -282,8 +279,7 @@ class Recognizer:
         again from the same evidence with its p(leaning) in place of the state head's p(cocked)."""
         out = list(found)
         for i, p in self.lean.flat_among(image, found, self.view).items():
-            r = self.faces.decide(replace(evs[i], cocked=p), boxes[i], allow_none=False,
-                                  accept_by_die=self._first_gate(True))
+            r = self._decide(replace(evs[i], cocked=p), boxes[i], True, allow_none=False)
             if isinstance(r.outcome, Face):
                 out[i] = r
         return out
@@ -296,9 +292,7 @@ class Recognizer:
         if not pairs:
             return found
         union = [p.union for p in pairs]
-        gate = self._first_gate(looks)
-        unions = [self.faces.decide(ev, p.union, accept_by_die=gate)
-                  for p, ev in zip(pairs, self._evidence(image, union, looks))]
+        unions = [self._decide(ev, p.union, looks) for p, ev in zip(pairs, self._evidence(image, union, looks))]
         out, used = list(found), set()
         for p, u in zip(pairs, unions):
             if not accepted(u) or p.i in used or p.j in used:
@@ -330,7 +324,7 @@ class Recognizer:
             return 1.0 - (ev.type_probs[none_i] if none_i is not None else 0.0)
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
-        reading = self.faces.decide(evidence[k], box, allow_none=False, accept_by_die=self._first_gate(looks))
+        reading = self._decide(evidence[k], box, looks, allow_none=False)
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             found, leaned = [reading], []
             if looks:

@@ -1,4 +1,4 @@
-"""The D20's own look (models/reader_top_d20.onnx, reader v20) on real D20 no network was taught the
+"""The D20's own look (models/reader_top_d20.onnx, reader v20, taught on a GPU's renders in v21) on real D20 no network was taught the
 faces of: type-lurig's D20 photographed from above, their faces read by eye for this project
 (models/train/lurig_values.json). Without a described camera the reader before it gave one of the 263
 a value; with it, it reads some, and none wrong: a D20 banish at a table with no described camera
@@ -41,9 +41,9 @@ def test_real_d20_seen_from_above_are_read_now_and_then_and_never_wrong(d20_face
     others = [other for other in rec.faces.looks if other is not look]
     alone = Recognizer(rec.detector, FaceReader(rec.faces.model, others))
     without = summarise("lurig d20", evaluate_images(d20_faces, alone))
-    # measured (reader v20): 19 of 263 right, none wrong; without the look, the whole look alone at the
-    # same thresholds, 0 (reader v19's numeral look read 1 of them)
+    # measured: reader v21 33 of 263 right, none wrong (v20's look, taught on the CPU only, 19); without
+    # the look, the whole look alone at the same thresholds, 0 (reader v19's numeral look read 1 of them)
     assert len(d20_faces) == 263
     assert with_look.accepted_wrong == 0
-    assert with_look.right >= 15
+    assert with_look.right >= 28
     assert with_look.right > without.right

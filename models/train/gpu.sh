@@ -12,7 +12,8 @@
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
-# seen beyond 25 or cocked, the renders split by their replayed camera angles first)
+# seen beyond 25 or cocked, the renders split by their replayed camera angles first; d20on: the
+# release's D20 look taught on so, at a third of the rate; UNSURE_SHARE, default 0.3, the no-face draws)
 # at once, from the committed models, sharing the cores between their batch builders.
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
@@ -136,7 +137,7 @@ train() {
     local synth=() workers=$((14 / ${#looks[@]}))
     for d in work/dsynth/s*/; do synth+=(--synth "$d"); done
     local split=()
-    if [[ " ${looks[*]} " == *" d20split "* ]]; then
+    if [[ " ${looks[*]} " == *" d20split "* || " ${looks[*]} " == *" d20on "* ]]; then
         split_renders
         for d in work/dsplit/near-*/; do split+=(--synth "$d"); done
         for d in work/dsplit/steep-*/; do split+=(--unsure "$d"); done
@@ -161,9 +162,13 @@ train() {
             # the same, taught only the D20 it can see: near crops their face, steep and cocked ones no
             # face (models.train.slant_split, train_top_face --unsure; models/reader.md, session 34)
             d20split) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
-                          --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share 0.3 --seed 25 \
-                          --out "$OUT/d20split.pt" > "$OUT/d20split.log" 2>&1 & ;;
-            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split)"; exit 2 ;;
+                          --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share "${UNSURE_SHARE:-0.3}" \
+                          --seed 25 --out "$OUT/d20split.pt" > "$OUT/d20split.log" 2>&1 & ;;
+            # the release's D20 look (reader v20: session 34's u18, taught so on the CPU) on the fresh renders
+            d20on) python3 -m models.train.train_top_face "${common[@]}" --lr 2e-4 --init models/reader_top_d20.onnx \
+                       --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share "${UNSURE_SHARE:-0.3}" \
+                       --seed 26 --out "$OUT/d20on.pt" > "$OUT/d20on.log" 2>&1 & ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split, d20on)"; exit 2 ;;
         esac
     done
     wait

@@ -69,8 +69,8 @@ def d20_note(args, view) -> str | None:
     options) is rolled with a D20 and the camera (`view`) is not described with the lean look; None
     otherwise.
 
-    Why: without them the reader seldom gives a real D20 a value (reader v20, its own D20 look:
-    crops-fickett's D20 photographed from above 5 of 2,720, type-lurig's faces 19 of 263, none wrong;
+    Why: without them the reader seldom gives a real D20 a value (reader v21, its own D20 look:
+    crops-fickett's D20 photographed from above 5 of 2,720, type-lurig's faces 33 of 263, none wrong;
     the rest would be "roll again"), and described straight
     down with the lean look it reads about a fifth (256 of 1,360 of fickett's blue D20, none wrong;
     models/reader.md, "Session 35"). The rules never need a D20: a memory of at most 10 cards can

@@ -132,6 +132,15 @@ check() {
         --real-pack work/pack/real_pack.npz --synth "$first" --minutes 0.25 --out /tmp/check_top.pt 2>&1 | tail -n 3
 }
 
+d20_seen() {
+    # a D20 look (NAME, from INIT at LR, SEED) taught only the D20 it can see: near crops their face,
+    # steep and cocked ones no face (models.train.slant_split, train_top_face --unsure); train's
+    # `common` and `split`
+    python3 -m models.train.train_top_face "${common[@]}" --lr "$3" --init "$2" --dice d20 --cut d20=0.45 \
+        "${split[@]}" --cocked-unsure --unsure-share "${UNSURE_SHARE:-0.3}" --seed "$4" \
+        --out "$OUT/$1.pt" > "$OUT/$1.log" 2>&1 &
+}
+
 train() {
     local minutes=$1 looks=(${2//,/ })
     local synth=() workers=$((14 / ${#looks[@]}))
@@ -159,15 +168,10 @@ train() {
             # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
             d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
                      --dice d20 --cut d20=0.45 "${synth[@]}" --seed 24 --out "$OUT/d20.pt" > "$OUT/d20.log" 2>&1 & ;;
-            # the same, taught only the D20 it can see: near crops their face, steep and cocked ones no
-            # face (models.train.slant_split, train_top_face --unsure; models/reader.md, session 34)
-            d20split) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
-                          --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share "${UNSURE_SHARE:-0.3}" \
-                          --seed 25 --out "$OUT/d20split.pt" > "$OUT/d20split.log" 2>&1 & ;;
-            # the release's D20 look (reader v20: session 34's u18, taught so on the CPU) on the fresh renders
-            d20on) python3 -m models.train.train_top_face "${common[@]}" --lr 2e-4 --init models/reader_top_d20.onnx \
-                       --dice d20 --cut d20=0.45 "${split[@]}" --cocked-unsure --unsure-share "${UNSURE_SHARE:-0.3}" \
-                       --seed 26 --out "$OUT/d20on.pt" > "$OUT/d20on.log" 2>&1 & ;;
+            # the same, taught only the D20 it can see (models/reader.md, session 34)
+            d20split) d20_seen d20split models/reader_top.onnx 6e-4 25 ;;
+            # the release's D20 look (since reader v20, taught so) on the fresh renders (session 41)
+            d20on) d20_seen d20on models/reader_top_d20.onnx 2e-4 26 ;;
             *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split, d20on)"; exit 2 ;;
         esac
     done

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from models.train.candidate import calibrate_args, compare, kept_temperatures
+from models.train.candidate import calibrate_args, compare, evaluate, kept_temperatures
 from reader.vision.onnx_model import OnnxModel
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -129,3 +129,9 @@ def test_the_release_figures_are_measured_again_when_a_model_changes(tmp_path):
     assert release_digest(tmp_path) == before
     (tmp_path / "reader.onnx").write_bytes(b"weights of a new release")
     assert release_digest(tmp_path) != before
+
+
+def test_a_failed_evaluation_says_why(tmp_path):
+    # session 41: a candidate run stopped with "evaluate ... failed (exit 1)" and nothing more
+    with pytest.raises(SystemExit, match="reader.onnx not found"):
+        evaluate(tmp_path / "no-models", ["fixtures/stills"], tmp_path / "eval.json")

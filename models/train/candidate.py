@@ -100,9 +100,11 @@ def _run(cmd: list[str], log: Path) -> None:
 def evaluate(models: Path, sets: list[str], out: Path) -> list[dict]:
     with out.open("w") as f:
         done = subprocess.run(["dice-reader", "evaluate", "--models", str(models), "--json", "--no-sheet", *sets],
-                              stdout=f, stderr=subprocess.DEVNULL)
+                              stdout=f, stderr=subprocess.PIPE, text=True)
     if done.returncode:
-        raise SystemExit(f"evaluate with {models} failed (exit {done.returncode})")
+        # its last words say why (a model missing, dice-reader not installed in this environment)
+        why = "\n".join(done.stderr.strip().splitlines()[-3:])
+        raise SystemExit(f"evaluate with {models} failed (exit {done.returncode}):\n{why}")
     return json.loads(out.read_text())["sets"]
 
 

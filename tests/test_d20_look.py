@@ -1,6 +1,6 @@
-"""The D20's own look (models/reader_top_d20.onnx, reader v20, taught on a GPU's renders in v21) on real D20 no network was taught the
-faces of: type-lurig's D20 photographed from above, their faces read by eye for this project
-(models/train/lurig_values.json). Without a described camera the reader before it gave one of the 263
+"""The D20's own look (models/reader_top_d20.onnx, reader v20; taught on a GPU's renders in v21) on
+real D20 no network was taught the faces of: type-lurig's D20 photographed from above, their faces
+read by eye for this project (models/train/lurig_values.json). Without a described camera the reader before it gave one of the 263
 a value; with it, it reads some, and none wrong: a D20 banish at a table with no described camera
 then gets a reading now and then rather than only "roll again". Skipped when ../shared/realdata is
 absent.

@@ -115,7 +115,7 @@ def read_all(rec: Recognizer, dice, seed: int, rise: float = 0.0, first: dict | 
         box = Box(*box_with_error(rng, d["box"], BOX_ERROR))
         shift = [top_face_shift(tuple(box), slant, turn, rise)] if rise else None
         ev = rec.faces_for(True).evidence(img, [box], check_state=False, shifts=shift)[0]
-        own = rec.faces.decide(ev, box, allow_none=False, accept_by_die=first or None)
+        own = rec.faces.decide(ev, box, allow_none=False, accept_by_die=first)
         p_lean = float(rec.lean.p_leaning_turned(img, [box], [turn], [slant])[0])
         again = rec.faces.decide(replace(ev, cocked=p_lean), box, allow_none=False,
                                  accept_by_die={t: 0.0 for t in DICE})

@@ -196,7 +196,7 @@ class Recognizer:
         thresholds' own for the dice they name (LeanThresholds.first_by_die: the camera's looks read
         those dice, and the lean thresholds were set behind that decision)."""
         first = self.lean_thresholds.first_by_die if looks and self.lean_thresholds is not None else None
-        return self.faces.decide(ev, box, allow_none, accept_by_die=first or None)
+        return self.faces.decide(ev, box, allow_none, accept_by_die=first)
 
     def _looks(self) -> bool:
         """Are the looks that need the camera described right asked for (CameraView.lean)?"""

@@ -33,7 +33,7 @@ def _all_recordings() -> list[Path]:
 
 
 def _project(point, cam: dict) -> tuple[float, float]:
-    view = np.asarray(cam["view"], float)
+    view = np.asarray(cam["view_matrix"], float)
     k = np.asarray(cam["intrinsics"], float)
     x, y, z = (view @ np.r_[point, 1.0])[:3]
     return k[0, 2] + k[0, 0] * x / -z, k[1, 2] - k[1, 1] * y / -z

@@ -147,8 +147,8 @@ REPLAY_VIEW_CASES = {
     "read with no set-up described": ({"source": "usb:0"}, None),
     "watch --camera-fov 70 --camera-tilt 12": ({"source": "usb:0", "view": {"hfov": 70.0, "tilt": 12.0}},
                                                (70.0, 12.0)),
-    "the renderer's own camera, a view matrix": ({"source": "synth:reader.synth", "view": [[1.0, 0, 0, 0]] * 4},
-                                                 None),
+    "the renderer's own camera, a view matrix": ({"source": "synth:reader.synth",
+                                                  "view_matrix": [[1.0, 0, 0, 0]] * 4}, None),
     "a matrix from anything else: not guessed": ({"source": "usb:0", "view": [[1.0, 0, 0, 0]] * 4}, "error"),
 }
 
@@ -167,8 +167,8 @@ def test_a_roll_is_replayed_with_the_set_up_it_was_read_with(camera, expected):
 
 
 def test_a_committed_fixture_is_replayed_against_its_truth(capsys):
-    # the renderer writes its own camera (a view matrix) where watch writes the set-up described: every
-    # committed fixture was "CANNOT REPLAY" until replay told them apart (session 40)
+    # the renderer wrote its own camera (a view matrix) where watch writes the set-up described: every
+    # committed fixture was "CANNOT REPLAY" until session 40 (since 41 it writes camera.view_matrix)
     from pathlib import Path
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "banish-7-d8-then-d6"

@@ -131,7 +131,7 @@ def test_the_cameras_foot_is_the_renderers_own():
     errors = []
     for cam, view, dice in stills_truth():
         w, h, k = cam["width"], cam["height"], np.array(cam["intrinsics"])
-        p = np.array(cam["view"]) @ np.array([cam["eye"][0], cam["eye"][1], 0.0, 1.0])
+        p = np.array(cam["view_matrix"]) @ np.array([cam["eye"][0], cam["eye"][1], 0.0, 1.0])
         foot = (k[0][0] * p[0] / -p[2] + k[0][2], -k[1][1] * p[1] / -p[2] + k[1][2])
         for d in dice:
             x0, y0, x1, y1 = d["box"]

@@ -103,15 +103,12 @@ def expand(paths: list[str]) -> tuple[list[Path], list[Path]]:
 
 def recorded_view(manifest: dict):
     """The camera set-up a roll was read with (its manifest's camera.view, as `watch --camera-fov`
-    writes it: a field of view and a tilt), or None. A rendered fixture's manifest holds the
-    renderer's own camera there, a 4x4 view matrix: no reading was made knowing it, so it is read as
-    it was made, with no set-up described (every committed fixture was CANNOT REPLAY before this)."""
+    writes it: a field of view and a tilt), or None. A rendered roll's own camera is its
+    camera.view_matrix (reader.synth.rolls.camera_manifest): no reading was made knowing it."""
     from reader.vision.viewing import CameraView
 
-    camera = manifest.get("camera") or {}
-    view = camera.get("view")
-    rendered = isinstance(view, list) and str(camera.get("source", "")).startswith("synth:")
-    return None if view is None or rendered else CameraView.from_json(view)
+    view = (manifest.get("camera") or {}).get("view")
+    return None if view is None else CameraView.from_json(view)
 
 
 def replay_roll(path: Path, recognizer) -> RollReplay:

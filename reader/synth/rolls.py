@@ -93,12 +93,15 @@ def truth_rows(scene: dict) -> list[dict]:
 
 
 def camera_manifest(scene: dict, fps: float | None = None) -> dict:
+    """A rendered roll's manifest "camera": the renderer's own camera, its 4x4 view matrix under
+    "view_matrix". Not under "view": that is the set-up a roll was read with (`watch --camera-fov`),
+    which replay reads it with again, and no reading of a render is made knowing its camera."""
     cam = scene["camera"]
     out = {"source": "synth:reader.synth", "width": cam["width"], "height": cam["height"],
            "fov_y": round(cam["fov_y"], 3), "off_vertical_deg": round(cam["off_vertical_deg"], 3),
            "eye": [round(x, 3) for x in cam["eye"]], "target": [round(x, 3) for x in cam["target"]],
            "intrinsics": [[round(x, 3) for x in row] for row in cam["intrinsics"]],
-           "view": [[round(x, 6) for x in row] for row in cam["view"]]}
+           "view_matrix": [[round(x, 6) for x in row] for row in cam["view"]]}
     if fps:
         out["fps"] = fps
     return out

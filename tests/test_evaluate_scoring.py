@@ -176,6 +176,31 @@ def test_a_mixed_set_adds_up():
     assert "end-to-end by die: d6 1/4, d8 0/2" in format_details(s)
 
 
+# (label, reading, refused): why a die that has a value was given none, by the reading's reason
+REFUSAL_CASES = {
+    "refused with its reason": (lab(value=3), unreadable(), {"glare": 1}),
+    "called cocked": (lab(value=3), cocked(), {"called cocked": 1}),
+    "accepted, even wrong, is no refusal": (lab(value=3), face(value=4), {}),
+    "a cocked die has no value to refuse": (lab(value=None, state="cocked"), cocked(), {}),
+    "a missed die was never read": (lab(value=3), None, {}),
+}
+
+
+@pytest.mark.parametrize("label, reading, refused", REFUSAL_CASES.values(), ids=REFUSAL_CASES.keys())
+def test_refusals_are_counted_by_reason(label, reading, refused):
+    s = one(label, reading)
+    assert s.refused == refused
+    assert s.to_json()["refused"] == refused
+    assert ("  refused: " in format_details(s)) == bool(refused)
+
+
+def test_refusals_are_listed_commonest_first():
+    labels = [lab(value=v, box=(100 * i, 0, 100 * i + 50, 50)) for i, v in enumerate((1, 2, 3))]
+    readings = [unreadable(box=(0, 0, 50, 50)), cocked(box=(100, 0, 150, 50)), cocked(box=(200, 0, 250, 50))]
+    s = summarise("s", [score_image("a.png", labels, readings, ms=1.0)])
+    assert "  refused: called cocked 2, glare 1" in format_details(s)
+
+
 @pytest.mark.parametrize("values, q, want", [
     pytest.param(list(range(1, 101)), 95, 95, id="p95 of 1..100 is 95"),
     pytest.param([4, 1, 3, 2], 50, 2, id="p50 of four values is the second smallest"),

@@ -27,6 +27,8 @@ Definitions (counts per set; a rate is None when its denominator is 0):
   end-to-end     found, accepted, right type and value / all dice with a value label
   false dets     readings matched to no labeled die
   false valued   false detections given a value: phantom dice the rules would count
+  refused        matched dice with a value label given none, by the reading's reason
+                 ("low confidence", "views disagree", "called cocked", ...)
 Type-only labels (value null, e.g. type-lurig) count for type accuracy only. A die labeled
 `cocked` has no value: giving it one is counted as `cocked_given_value`.
 """
@@ -36,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from reader.reading import Box, DieReading
+from reader.reading import Box, Cocked, DieReading
 from reader.vision.realdata import LabeledDie
 
 MIN_IOU = 0.3
@@ -257,6 +259,10 @@ class SetScore:
     value_confusions: dict[str, int] = field(default_factory=dict)  # "d6 6->9" (accepted only)
     by_die: dict[str, list[int]] = field(default_factory=dict)  # die -> [right, valued dice labeled]
     by_size: dict[str, list[int]] = field(default_factory=dict)  # size_bin -> [right, valued dice labeled]
+    # Why found dice that have a value were not accepted, by the reading's own reason ("low
+    # confidence", "views disagree", "called cocked"): which refusal a reader change must move
+    # (session 42: the rendered D20 are refused for low confidence, 199 of 230).
+    refused: dict[str, int] = field(default_factory=dict)
 
     @property
     def found_rate(self) -> float | None:
@@ -326,6 +332,7 @@ class SetScore:
             "value_confusions": dict(self.value_confusions),
             "by_die": {k: {"right": v[0], "dice": v[1]} for k, v in sorted(self.by_die.items())},
             "by_size": {k: {"right": v[0], "dice": v[1]} for k, v in self.by_size_in_order()},
+            "refused": dict(self.refused),
         }
 
 
@@ -333,6 +340,13 @@ def _count(table: dict[str, list[int]], key: str, right: bool) -> None:
     tally = table.setdefault(key, [0, 0])
     tally[0] += right
     tally[1] += 1
+
+
+def refusal(reading: DieReading) -> str:
+    """Why a reading gives no value: "called cocked", or the reason it was refused with."""
+    if isinstance(reading.outcome, Cocked):
+        return "called cocked"
+    return getattr(reading.outcome, "reason", "") or "no value"
 
 
 def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
@@ -364,6 +378,9 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
             s.value_found += d.has_value
             if d.has_value and d.accepted:
                 s.accepted += 1
+            elif d.has_value:
+                why = refusal(d.reading)
+                s.refused[why] = s.refused.get(why, 0) + 1
             s.right += d.right
             s.accepted_wrong += d.accepted_wrong
             s.cocked_given_value += d.cocked_given_value

@@ -73,6 +73,9 @@ def format_details(s: SetScore, top: int = 8) -> str:
     if len(s.by_size) > 1:  # how large a die must be in the frame to be read
         parts.append("  end-to-end by die size (box side, px): "
                      + ", ".join(f"{k} {right}/{n}" for k, (right, n) in s.by_size_in_order()))
+    if s.refused:  # what a reader change must move to read more
+        parts.append("  refused: " + ", ".join(f"{why} {n}" for why, n in
+                                                sorted(s.refused.items(), key=lambda kv: (-kv[1], kv[0]))[:top]))
     for title, table in (("type confusions", s.type_confusions),
                          ("accepted wrong values", s.value_confusions)):
         if table:

@@ -21,6 +21,7 @@ class FixedRecognizer:
         self.frame, self.single = frame, single
         self.fail_on_height = fail_on_height
         self.calls = []
+        self.guess = None  # what read_frame_guessing says of the camera
 
     def read_frame(self, bgr):
         assert bgr.ndim == 3 and bgr.shape[2] == 3 and bgr.dtype == np.uint8
@@ -32,6 +33,10 @@ class FixedRecognizer:
     def read_single(self, bgr):
         self.calls.append(("single", bgr.shape))
         return self.single
+
+    def read_frame_guessing(self, bgr):
+        self.calls.append(("guessing", bgr.shape))
+        return list(self.frame), self.guess
 
 
 FRAME = [
@@ -166,7 +171,32 @@ def test_the_camera_set_up_reaches_the_recognizer(images, capsys):
     assert rec.view is None  # none given: every die read as if seen from above
 
 
+# (the guess the recognizer makes, what the JSON says of the camera)
+GUESS_CASES = {
+    "a set-up guessed from the dice": ("leaning", {"guessed": {"hfov": 75.0, "tilt": 20.0, "toward": 90.0,
+                                                               "lean": True}}),
+    "too few dice to guess": (None, {"guessed": None}),
+}
+
+
+@pytest.mark.parametrize("guess, camera", GUESS_CASES.values(), ids=GUESS_CASES.keys())
+def test_a_guessed_camera_is_said_with_the_readings(guess, camera, images, capsys):
+    from reader.vision.camera_guess import CameraGuess
+    from reader.vision.viewing import CameraView
+
+    rec = FixedRecognizer(FRAME, SINGLE)
+    rec.guess = CameraGuess(CameraView(75.0, 20.0, True, 90.0), 3.2) if guess else None
+    assert run_read(["--jsonl", "--guess-camera", images["good"]], rec) == 0
+    (out,) = jsonl(capsys.readouterr().out)
+    assert out["camera"] == camera
+    assert [d["value"] for d in out["dice"]] == [17, None, None]
+    assert rec.calls == [("guessing", (120, 160, 3))]
+    run_read(["--jsonl", images["good"]], rec)  # not asked: no guess, and no word of a camera
+    assert "camera" not in jsonl(capsys.readouterr().out)[0] and rec.calls[-1][0] == "frame"
+
+
 @pytest.mark.parametrize("argv, says", [
+    pytest.param(["--guess-camera", "--camera-fov", "60"], "not both", id="a camera described and guessed"),
     pytest.param(["--camera-tilt", "20"], "needs --camera-fov", id="a lean without a field of view"),
     pytest.param(["--camera-fov", "5"], "field of view", id="a field of view no camera has"),
     pytest.param(["--camera-fov", "60", "--camera-tilt", "89"], "tilt", id="a camera facing the horizon"),

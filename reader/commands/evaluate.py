@@ -41,6 +41,7 @@ def add_arguments(p) -> None:
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     view_args.add_arguments(p)
+    view_args.add_guess_argument(p)
     p.add_argument("--truth-cameras", action="store_true",
                    help="rendered sets (fixtures/stills): read each frame knowing its camera, the field of view "
                         "and lean its truth events record, as a tray camera described at setup "
@@ -211,6 +212,9 @@ def run(args, recognizer=None) -> int:
         raise DiceReaderError("--limit must be at least 1")
     if args.truth_cameras and args.camera_fov is not None:
         raise DiceReaderError("give --camera-fov or --truth-cameras, not both")
+    if args.truth_cameras and args.guess_camera:
+        raise DiceReaderError("give --guess-camera or --truth-cameras, not both")
+    guess = view_args.guess_from_args(args)
     # one camera for every image, as a tray camera is described
     fixed = None if args.truth_cameras else view_args.view_from_args(args)
     folders = [resolve_set(s) for s in args.sets]  # fail on a bad name before loading models
@@ -221,6 +225,7 @@ def run(args, recognizer=None) -> int:
         recognizer = load_recognizer(args.models)
     if fixed is not None:
         recognizer.view = fixed
+    recognizer.guess_view = guess
     several = len(folders) > 1
     scores, sheets = [], {}
     for folder, name in zip(folders, display_names(folders)):
@@ -230,6 +235,8 @@ def run(args, recognizer=None) -> int:
         views = None
         if fixed is not None:
             label += f" ({fixed.describe()})"
+        if guess:
+            label += " (cameras guessed)"
         if args.truth_cameras:
             views = {str(folder / f): v for f, v in truth[folder].items()}
             label += " (cameras known, lean look)" if args.lean_look else " (cameras known)"

@@ -32,6 +32,7 @@ def add_arguments(p) -> None:
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     view_args.add_arguments(p)
+    view_args.add_guess_argument(p)
 
 
 def load_recognizer(models_dir: str | None):
@@ -54,8 +55,12 @@ def read_one(recognizer, path: str, single: bool) -> dict:
     t0 = time.perf_counter()
     try:
         image = load_image(path)
+        guess = camera = None
         if single:
             readings = [recognizer.read_single(image)]
+        elif getattr(recognizer, "guess_view", False) and recognizer.view is None:
+            readings, guess = recognizer.read_frame_guessing(image)
+            camera = {"guessed": None if guess is None else guess.view.to_json()}
         else:
             readings = list(recognizer.read_frame(image))
     except (ImageError, DiceReaderError) as exc:
@@ -63,7 +68,10 @@ def read_one(recognizer, path: str, single: bool) -> dict:
     except Exception as exc:  # a recognizer fault on one image must not lose the others
         return {"image": path, "error": f"recognizer failed: {type(exc).__name__}: {exc}"}
     ms = (time.perf_counter() - t0) * 1000
-    return {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 2)}
+    out = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 2)}
+    if camera is not None:  # --guess-camera: the set-up the frame was read with, null for none
+        out["camera"] = camera
+    return out
 
 
 def describe(result: dict) -> str:
@@ -86,8 +94,10 @@ def describe(result: dict) -> str:
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
     view = view_args.view_from_args(args)  # a bad set-up is refused before the models load
+    guess = view_args.guess_from_args(args)
     rec = recognizer if recognizer is not None else load_recognizer(args.models)
     rec.view = view
+    rec.guess_view = guess
     failed = 0
     for path in args.images:
         result = read_one(rec, path, args.single)

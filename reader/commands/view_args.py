@@ -47,6 +47,27 @@ def add_arguments(p) -> None:
                         "looking at the camera (models/reader_lean.md, models/reader_seen.md, models/reader.md)")
 
 
+def add_guess_argument(p) -> None:
+    """--guess-camera, for the commands that read independent frames (read, evaluate). Not watch or
+    serve: a roll's manifest records the set-up it was read with, and replay reads it again so."""
+    p.add_argument("--guess-camera", action="store_true",
+                   help="no camera described: guess each frame's set-up from its dice (three or more: "
+                        "the one under which the lean look finds them likeliest to lie flat) and read the "
+                        "frame with it and the lean look (reader.vision.camera_guess). On the 1280x720 "
+                        "renders it reads 906 of the installed camera's 1,444 dice where 761 are read "
+                        "without a camera (914 with each frame's own), with fewer cocked dice given a "
+                        "value; on real trays as before or a few fewer. A measured set-up "
+                        "(`dice-reader camera`) is better")
+
+
+def guess_from_args(args) -> bool:
+    """Whether to guess the camera; a described one leaves nothing to guess."""
+    guess = getattr(args, "guess_camera", False)
+    if guess and args.camera_fov is not None:
+        raise DiceReaderError("give --camera-fov or --guess-camera, not both")
+    return guess
+
+
 def view_from_args(args):
     """A CameraView from the options, or None when no field of view was given."""
     from reader.vision.viewing import CameraView

@@ -24,6 +24,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision import wider
+from reader.vision.camera_guess import CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -92,6 +93,9 @@ class Recognizer:
         # with the lean look, the reader with the lean thresholds' own second looks in place
         # (LeanThresholds.looks); None: the same reader as without
         self.lean_faces = lean_faces
+        # with no camera described, read each frame with the set-up its dice suggest
+        # (reader.vision.camera_guess; it needs the lean look); False: read as if seen from above
+        self.guess_view = False
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -137,6 +141,8 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
+        if self.guess_view and self.view is None and self.lean is not None:
+            return self.read_frame_guessing(image)[0]
         k, upright = self._upright(image)
         if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back
             h, w = image.shape[:2]
@@ -160,6 +166,23 @@ class Recognizer:
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings.sort(key=_reading_order)
         return readings
+
+    def read_frame_guessing(self, image: np.ndarray) -> tuple[list[DieReading], CameraGuess | None]:
+        """The frame read as if seen from above, the camera guessed from those dice, and the frame read
+        again with it (reader.vision.camera_guess); the readings and the guess, None where the frame
+        has too few dice to tell (its readings are then the first)."""
+        if self.lean is None:
+            raise DiceReaderError("guessing the camera needs the lean look (models/reader_lean.onnx)")
+        plain = copy.copy(self)  # a copy: a reader may be shared
+        plain.guess_view, plain.view = False, None
+        image = self._check(image)
+        found = plain.read_frame(image)
+        boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
+        guess = guess_camera(lambda view: self.lean.p_leaning(image, boxes, view), len(boxes))
+        if guess is None:
+            return found, None
+        plain.view = guess.view
+        return plain.read_frame(image), guess
 
     def _upright(self, image: np.ndarray) -> tuple[int, "Recognizer"]:
         """(k, reader): the frame turned k quarter turns counterclockwise is read by `reader`, whose

@@ -1,0 +1,88 @@
+"""The tray camera guessed from the dice of one frame, where nobody described it.
+
+Why: the reader reads far more with the camera known (reader.vision.viewing, the lean look): a die
+seen obliquely shows a side face, which, not knowing the camera, the reader takes for a lean and
+refuses, and a cocked die whose face looks squarely at the camera passes for a flat one. On the
+installed camera's 1280x720 renders reader v21 reads 761 of 1,444 dice without a camera and 914
+with each frame's own; but a camera described wrong misreads (assumed straight down, the tilted
+stills' D20 are read as the face toward the camera). A camera set-up is best measured
+(`dice-reader camera`); this guesses one from what the frame shows.
+
+How: a flat die seen from a camera shows its side faces toward that camera's foot, and the lean
+look (reader.vision.lean) knows it. So of a grid of set-ups (`set_ups`: three fields of view,
+straight down or leaning 5-35 degrees toward any side), the guess is the one under which the lean
+look finds the frame's dice likeliest to lie flat, a share `PRIOR` of them allowed to lean (dice
+do cock, and a set-up that calls every cocked die flat must not win for it). Straight down unless
+a leaning set-up is likelier by `MARGIN` (in nats): on real trays the set-ups barely differ, and a
+lean drawn from nothing moves where the top faces are cut. Under `MIN_DICE` dice there is no guess:
+one die cannot tell its own lean from the camera's.
+
+Measured (session 42, models/reader.md; right / accepted wrong / cocked valued): the installed
+stills 761 / 2 / 11 without a camera -> 906 / 2 / 5 guessed (their own cameras 914 / 3 / 0); the
+1280x720 stills 594 / 8 / 10 -> 708 / 4 / 7, the 640x360 ones 411 / 3 / 6 -> 458 / 3 / 2; the
+rendered scenes of seeds 55 and 56 (960x540; PRIOR and MARGIN were not chosen on them) 614 / 8 / 27
+-> 739 / 1 / 12; the real holdouts nell 414 / 1 and bartek 496 / 1 -> 414 / 1 and 495 / 1,
+desk-d6-matteo's oblique webcam 257 / 1 -> 253 / 1. The frame is read twice and the lean look asked
+under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a frame), so it is
+offered to `read` and `evaluate`, not to the live loop.
+
+Pure: the caller gives p(leaning) of its dice under a set-up (LeanLook.p_leaning of one frame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reader.vision.viewing import CameraView
+
+FIELDS = (60.0, 75.0, 90.0)        # horizontal fields of view, degrees: a phone's to a wide webcam's
+TILTS = (5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0)
+SIDES = (0.0, 90.0, 180.0, 270.0)  # toward the picture's top, right, bottom, left
+PRIOR = 0.15                       # the share of a frame's dice that may lean
+MARGIN = 1.0                       # nats a leaning set-up must win by over straight down
+MIN_DICE = 3
+
+
+def set_ups(fields: Sequence[float] = FIELDS, tilts: Sequence[float] = TILTS,
+            sides: Sequence[float] = SIDES) -> tuple[CameraView, ...]:
+    """The set-ups a guess chooses from, straight down first, each asking for the lean look."""
+    straight = tuple(CameraView(f, 0.0, True) for f in fields)
+    return straight + tuple(CameraView(f, t, True, s) for f in fields for t in tilts for s in sides)
+
+
+@dataclass(frozen=True)
+class CameraGuess:
+    """The set-up chosen, and how much likelier it made the frame's dice lie flat than the likeliest
+    set-up straight down (0 when that is the one chosen)."""
+
+    view: CameraView
+    over_straight: float
+
+
+def flat_likelihood(p_leaning: np.ndarray, prior: float = PRIOR) -> float:
+    """log P(what the lean look sees | a set-up): each die flat, or leaning with chance `prior`."""
+    p = np.asarray(p_leaning, dtype=np.float64)
+    return float(np.sum(np.log((1.0 - prior) * (1.0 - p) + prior * p)))
+
+
+def guess_camera(p_leaning: Callable[[CameraView], np.ndarray], dice: int,
+                 choices: Sequence[CameraView] | None = None, prior: float = PRIOR,
+                 margin: float = MARGIN, min_dice: int = MIN_DICE) -> CameraGuess | None:
+    """The set-up of `choices` (default `set_ups()`) under which the frame's `dice` dice are likeliest
+    to lie flat, `p_leaning(view)` giving their p(leaning) under each; straight down unless a
+    leaning set-up wins by `margin`; None under `min_dice` dice."""
+    if dice < min_dice:
+        return None
+    choices = tuple(choices) if choices is not None else set_ups()
+    scores = [flat_likelihood(p_leaning(v), prior) for v in choices]
+    straight = [i for i, v in enumerate(choices) if v.tilt == 0.0]
+    best = int(np.argmax(scores))
+    if not straight:
+        return CameraGuess(choices[best], 0.0)
+    down = max(straight, key=lambda i: scores[i])
+    if best != down and scores[best] - scores[down] >= margin:
+        return CameraGuess(choices[best], round(scores[best] - scores[down], 3))
+    return CameraGuess(choices[down], 0.0)

@@ -1,0 +1,65 @@
+"""Guessing the camera from a frame's dice (reader.vision.camera_guess), with a stand-in lean look."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reader.vision.camera_guess import MARGIN, MIN_DICE, flat_likelihood, guess_camera, set_ups
+from reader.vision.viewing import CameraView
+
+STRAIGHT = CameraView(75.0, 0.0, True)
+LEANING = CameraView(75.0, 20.0, True, 90.0)
+
+
+def lean_look(p_by_view: dict, other: float = 0.6):
+    """A stand-in for LeanLook.p_leaning of one frame: p(leaning) of its dice under each set-up,
+    `other` for every die under a set-up not named."""
+    n = len(next(iter(p_by_view.values())))
+    return lambda view: np.asarray(p_by_view.get(view, [other] * n), dtype=float)
+
+
+# (p(leaning) of five dice under the straight and the leaning set-up, the set-up guessed)
+CASES = {
+    "the dice lie flat only under a leaning camera": ({STRAIGHT: [0.7] * 5, LEANING: [0.02] * 5}, LEANING),
+    "the dice lie flat straight down": ({STRAIGHT: [0.02] * 5, LEANING: [0.7] * 5}, STRAIGHT),
+    # a leaning set-up a little likelier is not worth moving the top faces' cuts for
+    "a lean that wins by less than the margin": ({STRAIGHT: [0.05] * 5, LEANING: [0.01] * 5}, STRAIGHT),
+    # dice do cock: one that leans under every set-up must not pull the camera over
+    "one cocked die among flat ones": ({STRAIGHT: [0.99, 0.01, 0.01, 0.01, 0.01], LEANING: [0.3] * 5}, STRAIGHT),
+}
+
+
+@pytest.mark.parametrize("p_by_view, want", CASES.values(), ids=CASES.keys())
+def test_the_set_up_the_dice_lie_flat_under_is_guessed(p_by_view, want):
+    guess = guess_camera(lean_look(p_by_view), 5, choices=(STRAIGHT, LEANING))
+    assert guess.view == want
+    assert (guess.over_straight >= MARGIN) == (want is LEANING)
+
+
+def test_too_few_dice_tell_nothing():
+    p = lean_look({STRAIGHT: [0.9] * (MIN_DICE - 1), LEANING: [0.0] * (MIN_DICE - 1)})
+    assert guess_camera(p, MIN_DICE - 1, choices=(STRAIGHT, LEANING)) is None
+    assert guess_camera(lean_look({STRAIGHT: [0.9] * MIN_DICE, LEANING: [0.0] * MIN_DICE}), MIN_DICE,
+                        choices=(STRAIGHT, LEANING)).view == LEANING
+
+
+def test_every_field_of_view_is_tried_straight_down_too():
+    wide = CameraView(90.0, 0.0, True)
+    p = lean_look({STRAIGHT: [0.5] * 4, wide: [0.01] * 4, LEANING: [0.3] * 4})
+    assert guess_camera(p, 4, choices=(STRAIGHT, wide, LEANING)).view == wide
+
+
+def test_the_set_ups_lean_every_way_and_ask_for_the_lean_look():
+    views = set_ups()
+    assert all(v.lean for v in views)
+    straight = [v for v in views if v.tilt == 0.0]
+    assert views[:len(straight)] == tuple(straight) and len(straight) >= 2
+    leaning = {(v.tilt, v.toward) for v in views if v.tilt}
+    assert {t for _, t in leaning} == {0.0, 90.0, 180.0, 270.0}
+    assert max(t for t, _ in leaning) >= 30.0
+
+
+def test_flat_dice_are_likelier_than_leaning_ones():
+    assert flat_likelihood([0.0, 0.0]) > flat_likelihood([0.5, 0.0]) > flat_likelihood([1.0, 0.0])
+    assert flat_likelihood([]) == 0.0

@@ -141,7 +141,7 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
-        if self.guess_view and self.view is None and self.lean is not None:
+        if self.guess_view and self.view is None:
             return self.read_frame_guessing(image)[0]
         k, upright = self._upright(image)
         if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back

@@ -55,12 +55,12 @@ def read_one(recognizer, path: str, single: bool) -> dict:
     t0 = time.perf_counter()
     try:
         image = load_image(path)
-        guess = camera = None
+        camera = None
         if single:
             readings = [recognizer.read_single(image)]
-        elif getattr(recognizer, "guess_view", False) and recognizer.view is None:
+        elif recognizer.guess_view:  # run() set it; a described camera (view) excludes it
             readings, guess = recognizer.read_frame_guessing(image)
-            camera = {"guessed": None if guess is None else guess.view.to_json()}
+            camera = {"guessed": guess and guess.view.to_json()}
         else:
             readings = list(recognizer.read_frame(image))
     except (ImageError, DiceReaderError) as exc:

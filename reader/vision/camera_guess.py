@@ -71,18 +71,15 @@ def flat_likelihood(p_leaning: np.ndarray, prior: float = PRIOR) -> float:
 def guess_camera(p_leaning: Callable[[CameraView], np.ndarray], dice: int,
                  choices: Sequence[CameraView] | None = None, prior: float = PRIOR,
                  margin: float = MARGIN, min_dice: int = MIN_DICE) -> CameraGuess | None:
-    """The set-up of `choices` (default `set_ups()`) under which the frame's `dice` dice are likeliest
-    to lie flat, `p_leaning(view)` giving their p(leaning) under each; straight down unless a
-    leaning set-up wins by `margin`; None under `min_dice` dice."""
+    """The set-up of `choices` (default `set_ups()`, at least one of them straight down) under which
+    the frame's `dice` dice are likeliest to lie flat, `p_leaning(view)` giving their p(leaning) under
+    each; straight down unless a leaning set-up wins by `margin`; None under `min_dice` dice."""
     if dice < min_dice:
         return None
     choices = tuple(choices) if choices is not None else set_ups()
     scores = [flat_likelihood(p_leaning(v), prior) for v in choices]
-    straight = [i for i, v in enumerate(choices) if v.tilt == 0.0]
     best = int(np.argmax(scores))
-    if not straight:
-        return CameraGuess(choices[best], 0.0)
-    down = max(straight, key=lambda i: scores[i])
-    if best != down and scores[best] - scores[down] >= margin:
-        return CameraGuess(choices[best], round(scores[best] - scores[down], 3))
+    down = max((i for i, v in enumerate(choices) if v.tilt == 0.0), key=lambda i: scores[i])
+    if scores[best] - scores[down] >= margin:
+        return CameraGuess(choices[best], scores[best] - scores[down])
     return CameraGuess(choices[down], 0.0)

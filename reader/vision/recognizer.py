@@ -173,9 +173,9 @@ class Recognizer:
         has too few dice to tell (its readings are then the first)."""
         if self.lean is None:
             raise DiceReaderError("guessing the camera needs the lean look (models/reader_lean.onnx)")
+        image = self._check(image)
         plain = copy.copy(self)  # a copy: a reader may be shared
         plain.guess_view, plain.view = False, None
-        image = self._check(image)
         found = plain.read_frame(image)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
         guess = guess_camera(lambda view: self.lean.p_leaning(image, boxes, view), len(boxes))

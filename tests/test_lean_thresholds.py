@@ -115,15 +115,19 @@ def test_with_the_looks_the_first_decision_keeps_the_threshold_it_was_set_behind
         assert isinstance(r.outcome, Unreadable) and r.outcome.reason == "low confidence"
 
 
-@pytest.mark.parametrize("view, expected", [
-    pytest.param(None, None, id="no camera: the reader's threshold refuses it"),
-    pytest.param(CameraView(60.0, lean=True), 14, id="taken by the described camera, the lean look asked: read"),
+@pytest.mark.parametrize("view, from_above, leaning, expected", [
+    pytest.param(None, False, 0.01, None, id="no camera, read once: the reader's threshold refuses it"),
+    pytest.param(None, True, 0.01, 14, id="no camera: read again as seen from straight above, found flat: read"),
+    pytest.param(None, True, 0.9, None, id="no camera: read again as seen from straight above, found leaning"),
+    pytest.param(CameraView(60.0, lean=True), True, 0.01, 14,
+                 id="taken by the described camera, the lean look asked: read"),
 ])
-def test_a_photo_of_one_die_is_judged_by_the_described_camera_too(view, expected):
+def test_a_photo_of_one_die_is_judged_by_the_described_camera_too(view, from_above, leaning, expected):
     img = np.full((120, 120, 3), 90, np.uint8)
     img[20:100, 20:100] = 255
     rec = Recognizer(GivenBoxes([(20.0, 20.0, 100.0, 100.0)]), _FaintD20(), view=view,
-                     lean=LeanLook(FixedLeaning(0.01), 0.5), lean_thresholds=THRESHOLDS)
+                     lean=LeanLook(FixedLeaning(leaning), 0.5), lean_thresholds=THRESHOLDS)
+    rec.single_from_above = from_above
     assert rec.read_single(img).value == expected
 
 

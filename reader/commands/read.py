@@ -28,7 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument("--jsonl", action="store_true",
                    help="one JSON object per image on stdout instead of a line of text")
     p.add_argument("--single", action="store_true",
-                   help="each image shows one die, which may fill the image")
+                   help="each image shows one die, which may fill the image; with no camera "
+                        "described, a die refused is read again as photographed from straight above")
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     view_args.add_arguments(p)

@@ -13,10 +13,10 @@ LEANING = CameraView(75.0, 20.0, True, 90.0)
 
 
 def lean_look(p_by_view: dict, other: float = 0.6):
-    """A stand-in for LeanLook.p_leaning of one frame: p(leaning) of its dice under each set-up,
-    `other` for every die under a set-up not named."""
+    """A stand-in for LeanLook.p_leaning_under of one frame: p(leaning) of its dice under each set-up
+    asked, a row a set-up, `other` for every die under a set-up not named."""
     n = len(next(iter(p_by_view.values())))
-    return lambda view: np.asarray(p_by_view.get(view, [other] * n), dtype=float)
+    return lambda views: np.array([p_by_view.get(view, [other] * n) for view in views], dtype=float)
 
 
 # (p(leaning) of five dice under the straight and the leaning set-up, the set-up guessed)

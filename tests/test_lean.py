@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from reader.errors import DiceReaderError
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook
@@ -214,3 +215,39 @@ def test_the_state_check_is_asked_unless_the_lean_look_judges(view, asked):
     (r,) = rec.read_frame(frame_with_die(1000, 360, (-1, 0)))  # flat, to the lean look
     assert r.value == (None if asked else 4)
     assert (net.seen > 0) is asked
+
+
+# Under many set-ups at once (a camera guess: LeanLook.p_leaning_under), with the committed look and its head.
+GUESSED = (CameraView(75.0, 0.0, True), CameraView(60.0, 25.0, True, 90.0), CameraView(90.0, 35.0, True, 180.0))
+BOXES = [(100.0, 80.0, 160.0, 140.0), (600.0, 330.0, 680.0, 410.0), (1150.0, 600.0, 1220.0, 670.0)]
+
+
+@pytest.fixture(scope="module")
+def committed_lean():
+    lean = Recognizer.load().lean
+    assert lean.head is not None  # models/reader_lean_head.onnx, the look's own head
+    return lean
+
+
+def test_under_many_set_ups_the_head_apart_gives_what_the_whole_look_gives(committed_lean):
+    # turned to the exact angle (a step of a thousandth of a degree), features and head apart are the look
+    img = frame_with_die(640, 370, (0, 1))
+    exact = LeanLook(committed_lean.model, committed_lean.threshold, committed_lean.per_side, committed_lean.head,
+                     turn_step=0.001)
+    want = np.stack([committed_lean.p_leaning(img, BOXES, v) for v in GUESSED])
+    assert np.allclose(exact.p_leaning_under(img, BOXES, GUESSED), want, rtol=0.02, atol=1e-6)
+    # at the run-time step each crop is turned to the nearest 10 degrees: near, not the same
+    assert committed_lean.p_leaning_under(img, BOXES, GUESSED).shape == (3, 3)
+
+
+class _OtherHead:
+    """A head that is not the look's own: every die flat, sure."""
+
+    def run(self, features, slant):
+        return [np.tile(np.array([[9.0, -9.0]], np.float32), (len(features), 1))]
+
+
+def test_a_head_that_is_not_the_looks_own_is_refused_with_a_message(committed_lean):
+    mixed = LeanLook(committed_lean.model, committed_lean.threshold, committed_lean.per_side, _OtherHead())
+    with pytest.raises(DiceReaderError, match="lean-split"):
+        mixed.p_leaning_under(frame_with_die(640, 370, (0, 1)), BOXES, GUESSED)

@@ -159,3 +159,20 @@ def test_rebuilt_lean_look_reads_as_the_committed_one_does():
         refit_batchnorm(net, [(xt[:16], at[:16]), (xt[16:], at[16:])])
         np.testing.assert_allclose(net(xt, at).numpy(), want, atol=1e-3)
     assert not folded(net)
+
+
+def test_an_exported_lean_look_comes_with_its_own_head(tmp_path):
+    # a camera guess asks the look under 87 set-ups with its head apart (reader.vision.lean.p_leaning_under):
+    # `export lean` writes the head beside the look, and the look's features through the head are its logits
+    from models.train.export import export_lean, head_path
+    from models.train.onnx_weights import lean_from_onnx
+
+    torch.save(lean_from_onnx(MODELS / "reader_lean.onnx", check=False).state_dict(), tmp_path / "lean.pt")
+    out = tmp_path / "reader_lean.onnx"
+    export_lean(tmp_path / "lean.pt", out, {"lean_threshold": 0.5})
+    x = _crops(4, 8)
+    slant = np.linspace(0, 40, len(x), dtype=np.float32).reshape(-1, 1)
+    logits, features = OnnxModel(out).run(x, slant)
+    assert features.shape == (8, 576) and head_path(out).name == "reader_lean_head.onnx"
+    np.testing.assert_allclose(OnnxModel(head_path(out)).run(features, slant)[0], logits, atol=1e-5)
+    np.testing.assert_allclose(logits, OnnxModel(MODELS / "reader_lean.onnx").run(x, slant)[0], atol=1e-3)

@@ -6,6 +6,13 @@
     python -m models.train.export top-face work/reader_top_d6.pt models/reader_top_d6.onnx
     python -m models.train.export calibration models/reader.onnx work/reader.onnx --meta work/reader_calib.json
     python -m models.train.export lean work/lean.pt models/reader_lean.onnx
+    python -m models.train.export lean-split models/reader_lean.onnx models/reader_lean.onnx
+
+`lean` also writes the lean look's head beside it (`lean-split`: READER_lean_head.onnx, the two layers
+told the angle) and gives the look a second output, its features: a camera guess asks the look
+under 87 set-ups, and with the head apart a crop turned one way is run once, however many set-ups
+turn it so (reader.vision.lean.LeanLook.p_leaning_under). `lean-split` does that to an exported
+look (the weights untouched, its logits the same bit for bit) and writes the result to OUT.
 
 `calibration` keeps an exported reader's network as it is and gives it new calibration metadata
 (the torch weights need not exist: work/ does not survive a fresh machine).
@@ -27,6 +34,49 @@ from models.train.train_top_face import TOP_PER_SIDE
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
+# The lean look's graph, as torch.onnx names it: the flattened 6x6 x 16 map its head takes (with the
+# slant), exposed as the look's second output under LEAN_FEATURES.
+LEAN_FLATTEN = "/Flatten_output_0"
+LEAN_FEATURES = "lean_features"
+
+
+def head_path(lean: Path) -> Path:
+    """Where a lean look's head goes: beside it, `_head` before the suffix (models/reader_lean_head.onnx)."""
+    return lean.with_name(lean.stem + "_head.onnx")
+
+
+def split_lean(lean: Path, out: Path) -> Path:
+    """Write the lean look at `lean` to `out` with its features as a second output (LEAN_FEATURES),
+    and its head (features N x 576, slant N x 1 -> lean_logits) to head_path(out), the head's weights
+    the look's own; the head's path. Idempotent: a look that has the output already keeps it."""
+    from onnx import helper, utils
+
+    model = onnx.load(str(lean))
+    graph = model.graph
+    outputs = [o.name for o in graph.output]
+    if LEAN_FEATURES not in outputs:
+        flatten = [n for n in graph.node if n.op_type == "Flatten"]
+        if len(flatten) != 1:
+            raise SystemExit(f"{lean}: expected one Flatten node before the lean look's head, found {len(flatten)}")
+        source = flatten[0].output[0]
+        graph.node.append(helper.make_node("Identity", [source], [LEAN_FEATURES], name="lean_features"))
+        graph.output.append(helper.make_tensor_value_info(LEAN_FEATURES, onnx.TensorProto.FLOAT, ["n", 576]))
+    source = next(n.input[0] for n in graph.node if n.output[0] == LEAN_FEATURES)
+    meta = {p.key: json.loads(p.value) for p in model.metadata_props}
+    meta["features_output"] = LEAN_FEATURES
+    save_with_metadata(model, out, meta)
+    head = head_path(out)
+    utils.extract_model(str(out), str(head), [source, "slant"], ["lean_logits"], check_model=True)
+    part = onnx.load(str(head))
+    part.graph.input[0].name = LEAN_FEATURES  # the name the look's output has: one name for one tensor
+    for node in part.graph.node:
+        node.input[:] = [LEAN_FEATURES if i == source else i for i in node.input]
+    save_with_metadata(part, head, {"normalisation": "none: the lean look's lean_features output, float32",
+                                    "role": "the lean look's head (reader.vision.lean): its features and the "
+                                            "slant (degrees off vertical, N x 1) in, lean_logits out",
+                                    "head_of": out.name, "version": meta.get("version")})
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and {head} ({head.stat().st_size / 1e6:.2f} MB)")
+    return head
 
 
 def export_lean(weights: Path, out: Path, meta: dict) -> None:
@@ -45,7 +95,7 @@ def export_lean(weights: Path, out: Path, meta: dict) -> None:
             "role": "the lean look (reader.vision.lean): the reader's crop turned so the camera's foot is "
                     "below the die; slant: degrees off vertical the camera sees it at, N x 1"}
     save_with_metadata(onnx.load(str(out)), out, {"normalisation": NORMALISATION, **base, **meta})
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    split_lean(out, out)
 
 
 def export(kind: str, weights: Path, out: Path, meta: dict) -> None:
@@ -103,12 +153,16 @@ def restamp(model_path: Path, out: Path, meta: dict) -> None:
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("kind", choices=["detector", "reader", "top-face", "calibration", "lean"])
-    ap.add_argument("weights", type=Path, help="torch weights (.pt); for calibration, the exported reader (.onnx)")
+    ap.add_argument("kind", choices=["detector", "reader", "top-face", "calibration", "lean", "lean-split"])
+    ap.add_argument("weights", type=Path, help="torch weights (.pt); for calibration, the exported reader (.onnx); "
+                    "for lean-split, the exported lean look (.onnx)")
     ap.add_argument("out", type=Path)
     ap.add_argument("--meta", type=Path, default=None, help="JSON file of extra metadata (calibration)")
     ap.add_argument("--version", default="dev")
     args = ap.parse_args(argv)
+    if args.kind == "lean-split":
+        split_lean(args.weights, args.out)
+        return
     meta = {}
     trained = args.weights.with_suffix(".meta.json")  # what train_top_face says of its cuts, train_lean of its threshold
     if args.kind in ("top-face", "lean") and trained.is_file():

@@ -23,10 +23,12 @@ stills 761 / 2 / 11 without a camera -> 906 / 2 / 5 guessed (their own cameras 9
 rendered scenes of seeds 55 and 56 (960x540; PRIOR and MARGIN were not chosen on them) 614 / 8 / 27
 -> 739 / 1 / 12; the real holdouts nell 414 / 1 and bartek 496 / 1 -> 414 / 1 and 495 / 1,
 desk-d6-matteo's oblique webcam 257 / 1 -> 253 / 1. The frame is read twice and the lean look asked
-under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a frame), so it is
+under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a frame); since session
+43 each die's crop is turned to the nearest 10 degrees and run once a turn, the look's head told each
+set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. It is
 offered to `read` and `evaluate`, not to the live loop.
 
-Pure: the caller gives p(leaning) of its dice under a set-up (LeanLook.p_leaning of one frame).
+Pure: the caller gives p(leaning) of its dice under the set-ups (LeanLook.p_leaning_under of one frame).
 """
 
 from __future__ import annotations
@@ -68,16 +70,17 @@ def flat_likelihood(p_leaning: np.ndarray, prior: float = PRIOR) -> float:
     return float(np.sum(np.log((1.0 - prior) * (1.0 - p) + prior * p)))
 
 
-def guess_camera(p_leaning: Callable[[CameraView], np.ndarray], dice: int,
+def guess_camera(p_leaning: Callable[[Sequence[CameraView]], np.ndarray], dice: int,
                  choices: Sequence[CameraView] | None = None, prior: float = PRIOR,
                  margin: float = MARGIN, min_dice: int = MIN_DICE) -> CameraGuess | None:
     """The set-up of `choices` (default `set_ups()`, at least one of them straight down) under which
-    the frame's `dice` dice are likeliest to lie flat, `p_leaning(view)` giving their p(leaning) under
-    each; straight down unless a leaning set-up wins by `margin`; None under `min_dice` dice."""
+    the frame's `dice` dice are likeliest to lie flat, `p_leaning(views)` giving their p(leaning) under
+    each view, a row a view (LeanLook.p_leaning_under); straight down unless a leaning set-up wins by
+    `margin`; None under `min_dice` dice."""
     if dice < min_dice:
         return None
     choices = tuple(choices) if choices is not None else set_ups()
-    scores = [flat_likelihood(p_leaning(v), prior) for v in choices]
+    scores = [flat_likelihood(p, prior) for p in p_leaning(choices)]
     best = int(np.argmax(scores))
     down = max((i for i, v in enumerate(choices) if v.tilt == 0.0), key=lambda i: scores[i])
     if scores[best] - scores[down] >= margin:

@@ -36,18 +36,26 @@ from reader.vision.viewing import CameraView
 # cocked were given p(leaning) of 0.99 or more (nine in ten of 43), the flat ones a median of 0.08:
 # 0.1, 0.2 and the look's own threshold (0.50) read the same dice again.
 FLAT_BELOW = 0.2
+# Asked under many set-ups at once (p_leaning_under), a die's crop is turned to the nearest multiple of
+# this many degrees toward each set-up's foot, and each turn is run once. The look was taught on crops
+# turned up to a few degrees off (sd 8).
+TURN_STEP = 10.0
 
 
 @dataclass(frozen=True)
 class LeanLook:
-    model: object       # OnnxModel (or a stand-in): (image N x 3 x 96 x 96, slant N x 1) -> logits
+    model: object       # OnnxModel (or a stand-in): (image N x 3 x 96 x 96, slant N x 1) -> logits[, features]
     threshold: float    # p(leaning) at or over which a read die is called cocked
     per_side: float = CROP_PER_SIDE
+    # the look's head alone (models/reader_lean_head.onnx): (features N x 576, slant N x 1) -> logits,
+    # the features the model's second output; None: p_leaning_under asks the whole look each set-up
+    head: object | None = None
+    turn_step: float = TURN_STEP
 
     @classmethod
-    def from_model(cls, model) -> "LeanLook":
+    def from_model(cls, model, head=None) -> "LeanLook":
         meta = model.meta
-        return cls(model, float(meta["lean_threshold"]), float(meta.get("crop_per_side", CROP_PER_SIDE)))
+        return cls(model, float(meta["lean_threshold"]), float(meta.get("crop_per_side", CROP_PER_SIDE)), head)
 
     def p_leaning(self, image: np.ndarray, boxes: list, view: CameraView) -> np.ndarray:
         """p(leaning) of the dice in `boxes`, seen by the camera `view`."""
@@ -62,8 +70,37 @@ class LeanLook:
         if not boxes:
             return np.zeros(0)
         crops = [crop_die(image, b, a, self.per_side) for b, a in zip(boxes, angles)]
-        (logits,) = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))
+        logits = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))[0]
         return softmax(logits)[:, 1]
+
+    def p_leaning_under(self, image: np.ndarray, boxes: list, views) -> np.ndarray:
+        """p(leaning) of the dice in `boxes` under each of `views`: len(views) x len(boxes).
+
+        Why not p_leaning once per view: a camera guess (reader.vision.camera_guess) asks 87 set-ups,
+        and the look's cost is its features. With its head apart, each die's crop is turned to the
+        nearest `turn_step` toward each set-up's foot, each such crop run once for its features, and
+        the head (a few thousand multiplications) told each set-up's slant: a die turned 14 ways
+        instead of 87 (a 1280x720 frame, steps of 10 degrees)."""
+        if not boxes:
+            return np.zeros((len(views), 0))
+        if self.head is None:
+            return np.stack([self.p_leaning(image, boxes, v) for v in views])
+        h, w = image.shape[:2]
+        centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+        turns = np.array([[v.turn_to_foot(cx, cy, w, h) for cx, cy in centres] for v in views])
+        slants = np.array([[v.slant(cx, cy, w, h) for cx, cy in centres] for v in views], np.float32)
+        steps = np.round(turns / self.turn_step).astype(int) % round(360 / self.turn_step)
+        pairs = sorted({(i, int(k)) for i in range(len(boxes)) for k in steps[:, i]})
+        row = {pair: n for n, pair in enumerate(pairs)}
+        crops = [crop_die(image, boxes[i], k * self.turn_step, self.per_side) for i, k in pairs]
+        logits, features = self.model.run(to_tensor(crops), np.zeros((len(crops), 1), np.float32))[:2]
+        (again,) = self.head.run(features, np.zeros((len(crops), 1), np.float32))
+        if not np.allclose(again, logits, atol=1e-3):
+            raise DiceReaderError("the lean look's head (reader_lean_head.onnx) is not its own: make both again "
+                                  "with python -m models.train.export lean-split")
+        index = np.array([[row[(i, int(k))] for i, k in enumerate(line)] for line in steps])
+        (out,) = self.head.run(features[index.ravel()], slants.reshape(-1, 1))
+        return softmax(out)[:, 1].reshape(len(views), len(boxes))
 
     def flat_among(self, image: np.ndarray, readings: list[DieReading | None], view: CameraView) -> dict[int, float]:
         """{index: p(leaning)} of the readings called cocked that this look finds flat (under

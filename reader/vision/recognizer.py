@@ -51,6 +51,7 @@ FILLS_IMAGE = 0.7
 SINGLE_ABOVE = CameraView(66.0, 0.0, True)
 # The lean look and the seen look, used only with a known camera that asks for them (CameraView.lean).
 LEAN_MODEL = "reader_lean.onnx"
+LEAN_HEAD_MODEL = "reader_lean_head.onnx"  # the lean look's head alone, for a camera guess (lean.py)
 SEEN_MODEL = "reader_seen.onnx"
 
 
@@ -116,7 +117,11 @@ class Recognizer:
         # the state check, if the reader names one (the whole look it was taught from: faces.StateCheck)
         check = reader.meta.get("state_check")
         state_check = StateCheck.from_meta(OnnxModel(d / check["model"], threads), check) if check else None
-        lean = LeanLook.from_model(OnnxModel(d / LEAN_MODEL, threads)) if (d / LEAN_MODEL).is_file() else None
+        lean = None
+        if (d / LEAN_MODEL).is_file():
+            model = OnnxModel(d / LEAN_MODEL, threads)
+            head = OnnxModel(d / LEAN_HEAD_MODEL, threads) if "features_output" in model.meta else None
+            lean = LeanLook.from_model(model, head)
         seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
         thresholds = LeanThresholds.from_meta(reader.meta.get("lean_thresholds"))
         faces = FaceReader(reader, looks, state_check)
@@ -151,10 +156,16 @@ class Recognizer:
         image = self._check(image)
         if self.guess_view and self.view is None:
             return self.read_frame_guessing(image)[0]
+        return self._read_frame(image)
+
+    def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None) -> list[DieReading]:
+        """read_frame with the camera this reader has (or none); `found_as_is`: the detector's finds
+        in the image as given (DiceDetector.find), where the caller has them already (a frame read
+        twice), used unless the frame is read turned."""
         k, upright = self._upright(image)
         if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back
             h, w = image.shape[:2]
-            readings = upright.read_frame(turned(image, k))
+            readings = upright._read_frame(turned(image, k))
             return sorted((replace(r, box=Box(*turned_back(tuple(r.box), k, w, h))) for r in readings),
                           key=_reading_order)
         looks = self._looks()
@@ -162,7 +173,7 @@ class Recognizer:
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
         # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
-        dets, heat = self.detector.find(image)
+        dets, heat = found_as_is if found_as_is is not None else self.detector.find(image)
         boxes = [Box(*d.box) for d in dets]
         evs = self._evidence(image, boxes, looks)
         found = [self._decide(ev, b, looks) for b, ev in zip(boxes, evs)]
@@ -184,13 +195,14 @@ class Recognizer:
         image = self._check(image)
         plain = copy.copy(self)  # a copy: a reader may be shared
         plain.guess_view, plain.view = False, None
-        found = plain.read_frame(image)
+        finds = self.detector.find(image)  # found once, read twice
+        found = plain._read_frame(image, finds)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
-        guess = guess_camera(lambda view: self.lean.p_leaning(image, boxes, view), len(boxes))
+        guess = guess_camera(lambda views: self.lean.p_leaning_under(image, boxes, views), len(boxes))
         if guess is None:
             return found, None
         plain.view = guess.view
-        return plain.read_frame(image), guess
+        return plain._read_frame(image, finds), guess
 
     def _upright(self, image: np.ndarray) -> tuple[int, "Recognizer"]:
         """(k, reader): the frame turned k quarter turns counterclockwise is read by `reader`, whose

@@ -24,6 +24,7 @@ import numpy as np
 
 from reader.decide import NoRules
 from reader.errors import DiceReaderError
+from reader.guessed_camera import GuessedCamera
 from reader.reading import DieReading
 from reader.recording import RecordingError, RecordingWriter, next_roll_dir
 from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
@@ -47,6 +48,8 @@ class LoopConfig:
     # after a roll is read, lower the motion check's thresholds to the dice this camera shows, when
     # they are small in the frame (reader.settle.for_dice); never raised above `settle`'s
     scale_motion_to_dice: bool = True
+    # no camera described: guess its set-up from the dice of every roll so far (reader.guessed_camera)
+    guess_camera: bool = False
 
 
 @dataclass
@@ -109,6 +112,7 @@ class LiveLoop:
         self._last_warn = -1e9
         self._pace_start: tuple[float, float] | None = None
         self._stop_requested = False
+        self._guessed = GuessedCamera() if self.config.guess_camera else None
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -202,6 +206,8 @@ class LiveLoop:
                                                  "this roll is not read: roll again")
             self.settle.reset()
             self._recent.clear()
+            if self._guessed is not None:  # it may come back moved
+                self._guessed.forget()
         self._poll_tower(self._last_frame_t)
 
     def _on_back(self, item: SourceBack) -> None:
@@ -334,7 +340,7 @@ class LiveLoop:
             self._start_roll(frame.t, triggered=verdict.triggered)
         index = self._write_frame(frame, force=True, lossless=True)
         try:
-            readings = list(self.recognizer.read_frame(frame.bgr))
+            readings = self._read(frame)
         except Exception as exc:  # a reader failure is a roll read as nothing, never a crash
             readings = None
             decisions = self.decider.roll_again(f"the reader failed on this frame: {exc}")
@@ -361,6 +367,18 @@ class LiveLoop:
         self._finish_roll("read", dice, decisions, latency)
         if self.config.scale_motion_to_dice and readings:
             self._scale_motion_to(readings, frame.bgr.shape[1], frame.bgr.shape[0])
+
+    def _read(self, frame: Frame) -> list[DieReading]:
+        """The settled frame's readings; guessing the camera, read with the set-up the rolls so far
+        give, which the roll's manifest then records (replay reads with it)."""
+        if self._guessed is None:
+            return list(self.recognizer.read_frame(frame.bgr))
+        readings, note = self._guessed.read(self.recognizer, frame.bgr)
+        writer = self._roll.writer
+        writer.set_manifest(camera=self._guessed.manifest_camera(writer.manifest["camera"]))
+        if note:
+            self._record("note", frame.t, text=note)
+        return readings
 
     def _scale_motion_to(self, readings: list[DieReading], width: int, height: int) -> None:
         """Lower the motion check's thresholds to the dice just read, if they are small in the frame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reader.vision.camera_guess import MARGIN, MIN_DICE, flat_likelihood, guess_camera, set_ups
+from reader.vision.camera_guess import MARGIN, MIN_DICE, CameraEvidence, flat_likelihood, guess_camera, set_ups
 from reader.vision.viewing import CameraView
 
 STRAIGHT = CameraView(75.0, 0.0, True)
@@ -63,3 +63,29 @@ def test_the_set_ups_lean_every_way_and_ask_for_the_lean_look():
 def test_flat_dice_are_likelier_than_leaning_ones():
     assert flat_likelihood([0.0, 0.0]) > flat_likelihood([0.5, 0.0]) > flat_likelihood([1.0, 0.0])
     assert flat_likelihood([]) == 0.0
+
+
+# CameraEvidence: several frames of one camera (the live loop's rolls), their dice's evidence added up.
+def test_frames_too_few_dice_each_tell_the_camera_together():
+    evidence = CameraEvidence((STRAIGHT, LEANING))
+    for _ in range(MIN_DICE - 1):  # a banish roll: one die a frame
+        evidence.add(np.array([[0.7], [0.02]]))
+        assert evidence.guess() is None
+    evidence.add(np.array([[0.7], [0.02]]))
+    assert evidence.dice == MIN_DICE and evidence.guess().view == LEANING
+
+
+def test_leads_too_small_in_each_frame_add_up_past_the_margin():
+    # each frame's dice favour the leaning set-up by less than the margin (0.17 nats): alone, straight down
+    frame = np.array([[0.05] * 5, [0.01] * 5])
+    assert guess_camera(lambda views: frame, 5, choices=(STRAIGHT, LEANING)).view == STRAIGHT
+    evidence = CameraEvidence((STRAIGHT, LEANING))
+    for _ in range(7):
+        evidence.add(frame)
+    guess = evidence.guess()
+    assert guess.view == LEANING and guess.over_straight >= MARGIN
+
+
+def test_a_guess_needs_a_straight_down_choice():
+    with pytest.raises(ValueError, match="straight-down"):
+        CameraEvidence((LEANING,))

@@ -130,6 +130,8 @@ def test_tower_sim_command_runs_and_drops(tmp_path):
                  id="a camera but not the lean look: noted"),
     pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20", "--camera-fov", "66", "--lean-look"], False,
                  id="the camera described with the lean look: quiet"),
+    pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20", "--guess-camera"], False,
+                 id="the camera guessed from the rolls: told when a D20 is read, not so"),
     pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d6"], False, id="a D6 banish: quiet"),
     pytest.param(["--first-player", "--players", "Ana,Ben"], False, id="first player: quiet"),
 ])
@@ -141,3 +143,4 @@ def test_watch_says_before_the_first_roll_when_a_d20_will_seldom_be_read(rolls, 
     assert ("a D20 is seldom read without the tray camera described" in err) == noted
     if noted:
         assert "dice-reader camera" in err and "a D10 or smaller" in err
+    assert ("until three dice have been seen, a D20 is seldom read" in err) == ("--guess-camera" in options)

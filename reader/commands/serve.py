@@ -134,6 +134,7 @@ def run(args) -> int:
         print(f"warning: {p} is an unfinished roll from an earlier run (crash or full disk); "
               "it is not a valid recording and is kept for inspection", file=sys.stderr)
     view = view_args.view_from_args(args)
+    guess = view_args.guess_from_args(args)
     recognizer = load_recognizer(args.models)
     recognizer.view = view  # each roll's manifest keeps it: replay reads as this run did
     if note := view_args.d20_note(args, view):
@@ -178,7 +179,7 @@ def run(args) -> int:
         models = getattr(recognizer, "versions", None)
         loop = LiveLoop(source, recognizer, wiring.decider,
                         LoopConfig(out_dir=out_dir, settle=settle, max_rolls=args.max_rolls,
-                                   realtime=args.realtime),
+                                   realtime=args.realtime, guess_camera=guess),
                         tower=tower, on_event=wiring.on_event, on_frame=wiring.on_frame,
                         models=models if isinstance(models, dict) else {})
         try:

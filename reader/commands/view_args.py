@@ -47,9 +47,18 @@ def add_arguments(p) -> None:
                         "looking at the camera (models/reader_lean.md, models/reader_seen.md, models/reader.md)")
 
 
-def add_guess_argument(p) -> None:
-    """--guess-camera, for the commands that read independent frames (read, evaluate). Not watch or
-    serve: a roll's manifest records the set-up it was read with, and replay reads it again so."""
+def add_guess_argument(p, rolls: bool = False) -> None:
+    """--guess-camera: for the commands that read independent frames (read, evaluate), each frame's
+    set-up guessed from its own dice; with `rolls` (watch, serve), from the dice of every roll so far
+    (reader.guessed_camera), each roll's manifest recording the set-up it was read with."""
+    if rolls:
+        p.add_argument("--guess-camera", action="store_true",
+                       help="no camera described: guess its set-up from the dice of every roll so far (the one "
+                            "under which the lean look finds them likeliest to lie flat) and read each roll with "
+                            "it and the lean look once three dice have been seen; the roll's recording keeps the "
+                            "set-up, so replay reads it again so. A camera lost starts the guess again. A measured "
+                            "set-up (`dice-reader camera`) is better")
+        return
     p.add_argument("--guess-camera", action="store_true",
                    help="no camera described: guess each frame's set-up from its dice (three or more: "
                         "the one under which the lean look finds them likeliest to lie flat) and read the "
@@ -100,6 +109,9 @@ def d20_note(args, view) -> str | None:
     die = getattr(args, "die", None) if getattr(args, "banish", False) else None
     if (die or "").lower() != "d20" or (view is not None and view.lean):
         return None
+    if getattr(args, "guess_camera", False):
+        return ("note: the camera is guessed from the rolls' dice: until three dice have been seen, a D20 is "
+                "seldom read, and each unread roll is rolled again; `dice-reader camera` measures the set-up")
     return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "
             "--lean-look; `dice-reader camera` measures it), and each unread roll is rolled again; "
             "a D10 or smaller does for any memory of up to 10 cards, and is read far more often without them")

@@ -43,6 +43,7 @@ def add_arguments(p) -> None:
     p.add_argument("--white-balance", type=float, help="fixed white balance in kelvin; default auto")
     p.add_argument("--models", metavar="DIR", help="models folder (default: models/)")
     view_args.add_arguments(p)
+    view_args.add_guess_argument(p, rolls=True)
     p.add_argument("--json", action="store_true", help="print every loop event as a JSON line")
 
 
@@ -123,6 +124,7 @@ def run(args) -> int:
         print(f"warning: {p} is an unfinished roll from an earlier run (crash or full disk); "
               "it is not a valid recording and is kept for inspection", file=sys.stderr)
     view = view_args.view_from_args(args)
+    guess = view_args.guess_from_args(args)
     recognizer = load_recognizer(args.models)
     recognizer.view = view  # each roll's manifest keeps it (camera.view): replay reads as this run did
     if note := view_args.d20_note(args, view):
@@ -144,7 +146,7 @@ def run(args) -> int:
         models = models if isinstance(models, dict) else {}
         loop = LiveLoop(source, recognizer, decider,
                         LoopConfig(out_dir=out_dir, settle=settle, max_rolls=args.max_rolls,
-                                   realtime=args.realtime),
+                                   realtime=args.realtime, guess_camera=guess),
                         tower=tower, on_event=_with_prompt(printer, decider, args.json), models=models)
         try:
             summary = loop.run()

@@ -28,6 +28,9 @@ under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a
 set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. It is
 offered to `read` and `evaluate`, not to the live loop.
 
+Several frames of one camera (the live loop's rolls, reader.guessed_camera) add their dice's
+evidence up (CameraEvidence): a banish roll is one die.
+
 Pure: the caller gives p(leaning) of its dice under the set-ups (LeanLook.p_leaning_under of one frame).
 """
 
@@ -70,19 +73,52 @@ def flat_likelihood(p_leaning: np.ndarray, prior: float = PRIOR) -> float:
     return float(np.sum(np.log((1.0 - prior) * (1.0 - p) + prior * p)))
 
 
+class CameraEvidence:
+    """What the dice of one or more frames from one camera say of its set-up: under each of `choices`,
+    the log-likelihood (flat_likelihood) of every die seen so far, summed.
+
+    Why more than one frame: a frame needs MIN_DICE dice to tell its camera, and a banish roll is one
+    die. A camera that stays where it is sees each roll's dice from the same set-up, so the rolls'
+    evidence adds up: after a few rolls of one or two dice the set-up is told as well as from one frame
+    of many (the live loop, `watch --guess-camera`). Every frame added must be of the same size, from
+    the same camera standing still; the caller starts a fresh one when that may no longer hold."""
+
+    def __init__(self, choices: Sequence[CameraView] | None = None, prior: float = PRIOR) -> None:
+        self.choices = tuple(choices) if choices is not None else set_ups()
+        if not any(v.tilt == 0.0 for v in self.choices):
+            raise ValueError("a camera guess needs a straight-down set-up among its choices")
+        self.prior = prior
+        self.scores = np.zeros(len(self.choices))
+        self.dice = 0
+
+    def add(self, p_leaning: np.ndarray) -> None:
+        """One frame's dice: their p(leaning) under each choice, a row a choice (LeanLook.p_leaning_under)."""
+        p = np.asarray(p_leaning, dtype=np.float64).reshape(len(self.choices), -1)
+        self.scores += [flat_likelihood(row, self.prior) for row in p]
+        self.dice += p.shape[1]
+
+    def guess(self, margin: float = MARGIN, min_dice: int = MIN_DICE) -> CameraGuess | None:
+        """The choice under which the dice seen are likeliest to lie flat; straight down unless a
+        leaning set-up wins by `margin`; None under `min_dice` dice."""
+        if self.dice < min_dice:
+            return None
+        best = int(np.argmax(self.scores))
+        down = max((i for i, v in enumerate(self.choices) if v.tilt == 0.0), key=lambda i: self.scores[i])
+        lead = float(self.scores[best] - self.scores[down])
+        if lead >= margin:
+            return CameraGuess(self.choices[best], lead)
+        return CameraGuess(self.choices[down], 0.0)
+
+
 def guess_camera(p_leaning: Callable[[Sequence[CameraView]], np.ndarray], dice: int,
                  choices: Sequence[CameraView] | None = None, prior: float = PRIOR,
                  margin: float = MARGIN, min_dice: int = MIN_DICE) -> CameraGuess | None:
     """The set-up of `choices` (default `set_ups()`, at least one of them straight down) under which
-    the frame's `dice` dice are likeliest to lie flat, `p_leaning(views)` giving their p(leaning) under
+    one frame's `dice` dice are likeliest to lie flat, `p_leaning(views)` giving their p(leaning) under
     each view, a row a view (LeanLook.p_leaning_under); straight down unless a leaning set-up wins by
     `margin`; None under `min_dice` dice."""
     if dice < min_dice:
         return None
-    choices = tuple(choices) if choices is not None else set_ups()
-    scores = [flat_likelihood(p, prior) for p in p_leaning(choices)]
-    best = int(np.argmax(scores))
-    down = max((i for i, v in enumerate(choices) if v.tilt == 0.0), key=lambda i: scores[i])
-    if scores[best] - scores[down] >= margin:
-        return CameraGuess(choices[best], scores[best] - scores[down])
-    return CameraGuess(choices[down], 0.0)
+    evidence = CameraEvidence(choices, prior)
+    evidence.add(p_leaning(evidence.choices))
+    return evidence.guess(margin, min_dice)

@@ -24,7 +24,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision import wider
-from reader.vision.camera_guess import CameraGuess, guess_camera
+from reader.vision.camera_guess import CameraEvidence, CameraGuess
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -186,10 +186,13 @@ class Recognizer:
         readings.sort(key=_reading_order)
         return readings
 
-    def read_frame_guessing(self, image: np.ndarray) -> tuple[list[DieReading], CameraGuess | None]:
+    def read_frame_guessing(self, image: np.ndarray, evidence: CameraEvidence | None = None
+                            ) -> tuple[list[DieReading], CameraGuess | None]:
         """The frame read as if seen from above, the camera guessed from those dice, and the frame read
-        again with it (reader.vision.camera_guess); the readings and the guess, None where the frame
-        has too few dice to tell (its readings are then the first)."""
+        again with it (reader.vision.camera_guess); the readings and the guess, None where the dice
+        are too few to tell (its readings are then the first). `evidence`: what earlier frames of the
+        same camera said of it, this frame's dice added to it and the guess made from all of them
+        (the live loop's rolls); None: this frame alone."""
         if self.lean is None:
             raise DiceReaderError("guessing the camera needs the lean look (models/reader_lean.onnx)")
         image = self._check(image)
@@ -198,7 +201,10 @@ class Recognizer:
         finds = self.detector.find(image)  # found once, read twice
         found = plain._read_frame(image, finds)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
-        guess = guess_camera(lambda views: self.lean.p_leaning_under(image, boxes, views), len(boxes))
+        evidence = evidence if evidence is not None else CameraEvidence()
+        if boxes:
+            evidence.add(self.lean.p_leaning_under(image, boxes, evidence.choices))
+        guess = evidence.guess()
         if guess is None:
             return found, None
         plain.view = guess.view

@@ -69,6 +69,7 @@ def test_bench_prints_a_row_per_dice_count_and_peak_memory(capsys):
     pytest.param([], None, id="no camera: every die read as if from above"),
     pytest.param(["--camera-fov", "70", "--camera-tilt", "10", "--lean-look"],
                  {"hfov": 70.0, "tilt": 10.0, "lean": True}, id="timed as watch reads with the lean look"),
+    pytest.param(["--guess-camera"], "guessed", id="timed as read --guess-camera reads"),
 ])
 def test_bench_reads_with_the_camera_it_is_told_of(capsys, options, camera):
     rec = CountingRecognizer()
@@ -76,7 +77,15 @@ def test_bench_reads_with_the_camera_it_is_told_of(capsys, options, camera):
                                       "--dice", "1", "--json", *options])
     assert bench.run(args, recognizer=rec) == 0
     assert json.loads(capsys.readouterr().out)["camera"] == camera
-    assert (rec.view.to_json() if rec.view is not None else None) == camera
+    assert (rec.view.to_json() if rec.view is not None else None) == (camera if camera != "guessed" else None)
+    assert getattr(rec, "guess_view", False) == (camera == "guessed")
+
+
+def test_the_bench_cuts_its_dice_from_tray_frames_not_from_single_die_crops():
+    # fixtures/single-d20's 128 px crops, scaled as a frame's dice are, would fill the frame
+    where, crops = bench.die_images("fixtures", limit=20)
+    assert where == "fixtures (fixtures/stills)"
+    assert max(max(c.shape[:2]) for c in crops) < 200
 
 
 def test_bench_text_output(capsys):

@@ -11,6 +11,7 @@ import pytest
 from reader.errors import DiceReaderError
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.faces import FaceEvidence, FaceReader, StateCheck
+from reader.vision.camera_guess import MIN_DICE
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
@@ -251,3 +252,16 @@ def test_a_head_that_is_not_the_looks_own_is_refused_with_a_message(committed_le
     mixed = LeanLook(committed_lean.model, committed_lean.threshold, committed_lean.per_side, _OtherHead())
     with pytest.raises(DiceReaderError, match="lean-split"):
         mixed.p_leaning_under(frame_with_die(640, 370, (0, 1)), BOXES, GUESSED)
+
+
+@pytest.mark.parametrize("dice, asked", [
+    pytest.param(MIN_DICE - 1, False, id="too few dice to tell the camera: the lean look is not asked"),
+    pytest.param(MIN_DICE, True, id="enough dice: asked under the set-ups"),
+])
+def test_a_frame_guessed_alone_asks_the_lean_look_only_when_its_dice_can_tell(dice, asked):
+    model = _SideFaceModel()
+    boxes = [(100.0 + 200 * i, 314.0, 192.0 + 200 * i, 406.0) for i in range(dice)]
+    rec = Recognizer(GivenBoxes(boxes), FaceReader(_FlatFour()), lean=LeanLook(model, 0.5))
+    readings, guess = rec.read_frame_guessing(frame_with_die(1000, 360, (-1, 0)))
+    assert len(readings) == dice
+    assert (guess is not None) == asked and bool(model.slants) == asked

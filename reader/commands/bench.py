@@ -43,13 +43,31 @@ def add_arguments(p) -> None:
     # timed as `watch` reads: with a described camera and the lean look, each die given a value
     # takes one more pass (and the reader's state check is not asked)
     view_args.add_arguments(p)
+    # timed as `read --guess-camera` reads: each frame read twice and the lean look asked under 87 set-ups
+    view_args.add_guess_argument(p)
 
 
 # --- die images ---------------------------------------------------------------------------------
 
 
+# A labeled set of single-die crops (fixtures/single-d20, 128 px) is no tray frame: its dice, scaled
+# as a frame's, would fill a 1280x720 frame. The bench cuts dice from frames at least this wide.
+MIN_FRAME_W = 320
+
+
 def _labeled_sets_under(root: Path) -> list[Path]:
-    return sorted(p.parent for p in root.rglob("labels.jsonl")) if root.is_dir() else []
+    """The labeled sets of tray frames under `root` (not of single-die crops: MIN_FRAME_W)."""
+    import cv2
+
+    from reader.vision.realdata import load_set
+
+    out = []
+    for folder in sorted(p.parent for p in root.rglob("labels.jsonl")) if root.is_dir() else []:
+        first = next(iter(load_set(folder)), None)
+        image = cv2.imread(str(first.path)) if first is not None else None
+        if image is not None and image.shape[1] >= MIN_FRAME_W:
+            out.append(folder)
+    return out
 
 
 def _at_frame_scale(crop, source_shape):
@@ -286,6 +304,7 @@ def run(args, recognizer=None) -> int:
     if args.runs < 1 or args.warmup < 0 or not counts:
         raise DiceReaderError("--runs must be at least 1, --warmup at least 0, --dice not empty")
     view = view_args.view_from_args(args)
+    guess = view_args.guess_from_args(args)
     rng = np.random.default_rng(args.seed)
     where, crops = die_images(args.source, rng=rng)
     rss_start = peak_rss_mb()
@@ -295,6 +314,7 @@ def run(args, recognizer=None) -> int:
 
         recognizer = load_recognizer(args.models)
     recognizer.view = view
+    recognizer.guess_view = guess
     load_ms = (time.perf_counter() - t0) * 1000
     rss_loaded = peak_rss_mb()
     rows = []
@@ -306,7 +326,7 @@ def run(args, recognizer=None) -> int:
                      "found_mean": sum(found) / len(found)})
     result = {
         "frame": f"{FRAME_W}x{FRAME_H}", "dice_from": where, "cpus": os.cpu_count(),
-        "camera": view.to_json() if view is not None else None,
+        "camera": view.to_json() if view is not None else ("guessed" if guess else None),
         "load_ms": load_ms, "rss_before_models_mb": rss_start, "rss_after_load_mb": rss_loaded,
         "peak_rss_mb": peak_rss_mb(), "rows": rows,
     }
@@ -315,7 +335,8 @@ def run(args, recognizer=None) -> int:
         return 0
     print(f"frames {FRAME_W}x{FRAME_H}, dice from {where}, {os.cpu_count()} CPUs, "
           f"{args.warmup} warm-up + {args.runs} timed frames per row; models loaded in "
-          f"{load_ms:.0f} ms" + (f"; {view.describe()}" if view is not None else ""))
+          f"{load_ms:.0f} ms" + (f"; {view.describe()}" if view is not None else "")
+          + ("; the camera guessed from each frame's dice" if guess else ""))
     print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'found/frame':>11}")
     for r in rows:
         print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  "

@@ -11,6 +11,7 @@ import pytest
 from reader.cli import build_parser, main
 from reader.commands import read as read_cmd
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
+from reader.vision.recognizer import SINGLE_ABOVE
 from tray_fakes import with_exif_orientation
 
 
@@ -22,6 +23,7 @@ class FixedRecognizer:
         self.fail_on_height = fail_on_height
         self.calls = []
         self.guess = None  # what read_frame_guessing says of the camera
+        self.assumed = None  # the set-up read_single_assumed says it assumed
 
     def read_frame(self, bgr):
         assert bgr.ndim == 3 and bgr.shape[2] == 3 and bgr.dtype == np.uint8
@@ -30,9 +32,9 @@ class FixedRecognizer:
             raise RuntimeError("model exploded")
         return list(self.frame)
 
-    def read_single(self, bgr):
+    def read_single_assumed(self, bgr):
         self.calls.append(("single", bgr.shape))
-        return self.single
+        return self.single, self.assumed
 
     def read_frame_guessing(self, bgr):
         self.calls.append(("guessing", bgr.shape))
@@ -93,6 +95,21 @@ def test_single_reads_one_die_per_image(images, capsys):
     (o,) = jsonl(capsys.readouterr().out)
     assert o["dice"] == [SINGLE.to_json()] and o["dice"][0]["value"] == 10
     assert rec.calls == [("single", (120, 160, 3))]
+    assert "camera" not in o  # read as it is: nothing assumed
+
+
+@pytest.mark.parametrize("jsonl_out", [True, False], ids=["jsonl", "text"])
+def test_a_single_die_read_as_if_from_straight_above_says_so(images, capsys, jsonl_out):
+    # a die refused without a camera and read again as photographed from above (Recognizer.read_single):
+    # the reading rests on that assumption, and the output says it
+    rec = FixedRecognizer(FRAME, SINGLE)
+    rec.assumed = SINGLE_ABOVE
+    assert run_read((["--jsonl"] if jsonl_out else []) + ["--single", images["good"]], rec) == 0
+    out = capsys.readouterr().out
+    if jsonl_out:
+        assert jsonl(out)[0]["camera"] == {"assumed": {"hfov": 66.0, "tilt": 0.0, "lean": True}}
+    else:
+        assert "d10 10 (0.91) (read as if photographed from straight above)" in out
 
 
 @pytest.mark.parametrize("bad, message", [

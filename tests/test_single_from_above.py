@@ -95,3 +95,17 @@ def test_read_once_where_a_camera_is_described_or_the_lean_look_is_missing(recog
         once = Recognizer(recognizer.detector, recognizer.faces)
     for image, _ in rendered_d20[:20]:
         assert reader.read_single(image) == once.read_single(image)
+
+
+def test_a_reading_says_when_it_assumed_the_photo_was_taken_from_above(recognizer, rendered_d20):
+    # read --jsonl --single reports the assumption (camera.assumed): every reading taken so has a value,
+    # and every other one is the reading made without it
+    pairs = [(image, *recognizer.read_single_assumed(image)) for image, _ in rendered_d20[:40]]
+    assumed = [r for _, r, view in pairs if view is not None]
+    assert assumed and all(view == SINGLE_ABOVE for _, _, view in pairs if view is not None)
+    assert all(r.value is not None for r in assumed)
+    recognizer.single_from_above = False
+    try:
+        assert all(recognizer.read_single(image) == r for image, r, view in pairs if view is None)
+    finally:
+        recognizer.single_from_above = True

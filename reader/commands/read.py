@@ -58,7 +58,9 @@ def read_one(recognizer, path: str, single: bool) -> dict:
         image = load_image(path)
         camera = None
         if single:
-            readings = [recognizer.read_single(image)]
+            reading, assumed = recognizer.read_single_assumed(image)
+            readings = [reading]
+            camera = {"assumed": assumed.to_json()} if assumed is not None else None
         elif recognizer.guess_view:  # run() set it; a described camera (view) excludes it
             readings, guess = recognizer.read_frame_guessing(image)
             camera = {"guessed": guess and guess.view.to_json()}
@@ -70,7 +72,7 @@ def read_one(recognizer, path: str, single: bool) -> dict:
         return {"image": path, "error": f"recognizer failed: {type(exc).__name__}: {exc}"}
     ms = (time.perf_counter() - t0) * 1000
     out = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 2)}
-    if camera is not None:  # --guess-camera: the set-up the frame was read with, null for none
+    if camera is not None:  # the set-up guessed (--guess-camera; null for none) or assumed (--single)
         out["camera"] = camera
     return out
 
@@ -89,6 +91,8 @@ def describe(result: dict) -> str:
             parts.append(f"{d['die']} unreadable ({d.get('reason', '?')})")
     n = len(result["dice"])
     dice = "; ".join(parts) if parts else "no dice"
+    if (result.get("camera") or {}).get("assumed"):
+        dice += " (read as if photographed from straight above)"
     return f"{result['image']}: {n} {'die' if n == 1 else 'dice'} in {result['ms']:.1f} ms: {dice}"
 
 

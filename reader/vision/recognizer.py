@@ -366,14 +366,20 @@ class Recognizer:
         from above); rendered crops (camera 0-35 degrees off vertical, a tenth cocked) 1,497 / 14
         -> 1,630 / 19, cocked valued 41 -> 46: where a camera leans 30 degrees and more at one die
         alone, it cannot tell."""
+        return self.read_single_assumed(image)[0]
+
+    def read_single_assumed(self, image: np.ndarray) -> tuple[DieReading, CameraView | None]:
+        """read_single's reading, and the set-up it assumed for the photo (SINGLE_ABOVE) where it took
+        the reading read as from straight above; None where it assumed none (a camera described, or
+        the die read, or refused, without one). `read --jsonl --single` says so."""
         reading = self._read_single(image)
         if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
             above = copy.copy(self)  # a copy: a reader may be shared
             above.view = SINGLE_ABOVE
             again = above._read_single(image)
             if again.value is not None:
-                return again
-        return reading
+                return again, SINGLE_ABOVE
+        return reading, None
 
     def _read_single(self, image: np.ndarray) -> DieReading:
         """read_single as this reader's camera (or none) sees the die, read once."""

@@ -25,8 +25,8 @@ rendered scenes of seeds 55 and 56 (960x540; PRIOR and MARGIN were not chosen on
 desk-d6-matteo's oblique webcam 257 / 1 -> 253 / 1. The frame is read twice and the lean look asked
 under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a frame); since session
 43 each die's crop is turned to the nearest 10 degrees and run once a turn, the look's head told each
-set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. It is
-offered to `read` and `evaluate`, not to the live loop.
+set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. `read`
+and `evaluate` guess each frame from its own dice.
 
 Several frames of one camera (the live loop's rolls, reader.guessed_camera) add their dice's
 evidence up (CameraEvidence): a banish roll is one die.

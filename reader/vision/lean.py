@@ -96,10 +96,11 @@ class LeanLook:
         pairs = sorted({(i, int(k)) for i in range(len(boxes)) for k in steps[:, i]})
         row = {pair: n for n, pair in enumerate(pairs)}
         crops = [crop_die(image, boxes[i], k * self.turn_step, self.per_side) for i, k in pairs]
-        runs = [self.model.run(to_tensor(crops[at:at + TURNS_A_RUN]), np.zeros((len(crops[at:at + TURNS_A_RUN]), 1),
-                                                                               np.float32))[:2]
-                for at in range(0, len(crops), TURNS_A_RUN)]
-        logits, features = (np.concatenate(part) for part in zip(*runs))
+        runs = []
+        for at in range(0, len(crops), TURNS_A_RUN):
+            part = crops[at:at + TURNS_A_RUN]
+            runs.append(self.model.run(to_tensor(part), np.zeros((len(part), 1), np.float32))[:2])
+        logits, features = (np.concatenate(out) for out in zip(*runs))
         (again,) = self.head.run(features, np.zeros((len(crops), 1), np.float32))
         if not np.allclose(again, logits, atol=1e-3):
             raise DiceReaderError("the lean look's head (reader_lean_head.onnx) is not its own: make both again "

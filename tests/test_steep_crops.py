@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
-from models.train.nets import TYPES
+# The split needs no torch; the loss tests below do (a training extra, absent from CI's install), and
+# skip without it.
 
 
 def rows(*angles):
@@ -68,7 +68,7 @@ def test_a_near_limit_beyond_the_steep_one_is_refused():
         split_rows(rows(1.0), None, 30, 20)
 
 
-def test_split_folders_read_like_render_folders(tmp_path):
+def test_split_folders_read_like_render_folders(tmp_path, torch):  # main imports train_lean (torch)
     from models.train.slant_split import main
 
     src = tmp_path / "crops"
@@ -84,11 +84,18 @@ def test_split_folders_read_like_render_folders(tmp_path):
     assert (near / "0000000.jpg").read_bytes() == b"jpeg" and not (near / "0000001.jpg").exists()
 
 
-D20 = TYPES.index("d20")
-D8 = TYPES.index("d8")
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
 
 
-def logits(surely: int | None) -> torch.Tensor:
+def type_index(die: str) -> int:
+    from models.train.nets import TYPES
+
+    return TYPES.index(die)
+
+
+def logits(torch, surely: int | None):
     """One die's 20 face logits: sure of face `surely` (1-based), or the same for every face."""
     x = torch.zeros(1, 20)
     if surely is not None:
@@ -106,34 +113,35 @@ LOSS_CASES = {
 
 
 @pytest.mark.parametrize("better, worse", LOSS_CASES.values(), ids=LOSS_CASES.keys())
-def test_steep_crops_are_taught_to_claim_no_face(better, worse):
+def test_steep_crops_are_taught_to_claim_no_face(torch, better, worse):
     from models.train.train_top_face import face_loss
 
     def loss(named, unsure):
-        return float(face_loss(logits(named), torch.tensor([6]), torch.tensor([D20]), torch.tensor([unsure])))
+        return float(face_loss(logits(torch, named), torch.tensor([6]), torch.tensor([type_index("d20")]),
+                               torch.tensor([unsure])))
 
     assert loss(*better) < loss(*worse)
 
 
-def test_no_face_is_spread_over_the_faces_the_die_has():
+def test_no_face_is_spread_over_the_faces_the_die_has(torch):
     """A D8 has 8 faces: spread over 20 is not 'no face' for it, and costs more than over its own 8."""
     from models.train.train_top_face import face_loss
 
     own = torch.full((1, 20), -1e4)
     own[0, :8] = 0.0
     spread = torch.zeros(1, 20)
-    t, f, u = torch.tensor([D8]), torch.tensor([0]), torch.tensor([True])
+    t, f, u = torch.tensor([type_index("d8")]), torch.tensor([0]), torch.tensor([True])
     assert float(face_loss(own, f, t, u)) == pytest.approx(np.log(8), abs=1e-4)
     assert float(face_loss(spread, f, t, u)) == pytest.approx(np.log(8), abs=1e-4)  # logits past 8 are masked
-    assert float(face_loss(logits(1), f, t, u)) > np.log(8) + 1
+    assert float(face_loss(logits(torch, 1), f, t, u)) > np.log(8) + 1
 
 
-def test_a_mixed_batch_weighs_each_die_once():
+def test_a_mixed_batch_weighs_each_die_once(torch):
     from models.train.train_reader import masked_face_loss
     from models.train.train_top_face import face_loss
 
-    x = torch.cat([logits(7), logits(None)])
-    t, f = torch.tensor([D20, D20]), torch.tensor([6, 6])
+    x = torch.cat([logits(torch, 7), logits(torch, None)])
+    t, f = torch.tensor([type_index("d20")] * 2), torch.tensor([6, 6])
     both = float(face_loss(x, f, t, torch.tensor([False, True])))
     read = float(masked_face_loss(x[:1], f[:1], t[:1]))
     assert both == pytest.approx((read + np.log(20)) / 2, abs=1e-4)

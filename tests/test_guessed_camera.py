@@ -18,9 +18,10 @@ from reader.decide import RulesDecider
 from reader.guessed_camera import GuessedCamera
 from reader.loop import LiveLoop, LoopConfig
 from reader.recording import RecordingReader, list_rolls
-from reader.sources import open_source
+from reader.sources import MemorySource, SourceBack, SourceLost, open_source
 from reader.vision.camera_guess import MIN_DICE
 from reader.vision.recognizer import Recognizer
+from tray_fakes import TruthRecognizer, make_rolls, roll_frames
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -97,3 +98,30 @@ def test_a_described_camera_and_a_guessed_one_are_not_both_asked_for(tmp_path, c
     code = main(["watch", "--source", f"recording:{FIXTURES / 'first-player-tie'}", "--first-player",
                  "--players", "Ana,Ben", "--out", str(tmp_path), "--camera-fov", "70", "--guess-camera"])
     assert code == 2 and "not both" in capsys.readouterr().err
+
+
+class _GuessingTruth(TruthRecognizer):
+    """The recorded truth, and a lean look that finds every die flat only under choice 5."""
+
+    def read_frame_guessing(self, bgr, evidence):
+        readings = self.read_frame(bgr)
+        if readings:
+            p = np.full((len(evidence.choices), len(readings)), 0.9)
+            p[5] = 0.01
+            evidence.add(p)
+        return readings, evidence.guess()
+
+
+def test_a_camera_lost_between_rolls_starts_the_guess_again(tmp_path):
+    # one die a roll: the third roll is read with the set-up its three dice give; the camera is then
+    # lost and comes back (perhaps moved), and the next roll, one die, has nothing to guess from
+    src = make_rolls(tmp_path / "src", [[("d6", 1)], [("d6", 2)], [("d6", 3)], [("d6", 4)]], seed=10)
+    frames = [roll_frames(1, seed=s)[0] for s in (11, 12, 13, 14)]
+    items = frames[0] + frames[1] + frames[2] + [SourceLost("unplugged"), SourceBack("back")] + frames[3]
+    rec = _GuessingTruth(src)
+    summary = LiveLoop(MemorySource(items), rec, None,
+                       LoopConfig(out_dir=tmp_path / "rolls", guess_camera=True)).run()
+    read = [r for r in summary.rolls if r.outcome == "read"]
+    assert [[d["value"] for d in r.readings] for r in read] == [[1], [2], [3], [4]]
+    views = [RecordingReader(r.path).manifest["camera"].get("view") for r in read]
+    assert views[:2] == [None, None] and views[2] is not None and views[3] is None

@@ -8,8 +8,8 @@
     python -m models.train.export lean work/lean.pt models/reader_lean.onnx
     python -m models.train.export lean-split models/reader_lean.onnx models/reader_lean.onnx
 
-`lean` also writes the lean look's head beside it (`lean-split`: READER_lean_head.onnx, the two layers
-told the angle) and gives the look a second output, its features: a camera guess asks the look
+`lean` also writes the lean look's head beside it (`lean-split`: NAME_head.onnx beside NAME.onnx, the
+two layers told the angle) and gives the look a second output, its features: a camera guess asks the look
 under 87 set-ups, and with the head apart a crop turned one way is run once, however many set-ups
 turn it so (reader.vision.lean.LeanLook.p_leaning_under). `lean-split` does that to an exported
 look (the weights untouched, its logits the same bit for bit) and writes the result to OUT.
@@ -34,9 +34,8 @@ from models.train.train_top_face import TOP_PER_SIDE
 from reader.vision.crops import CROP, CROP_PER_SIDE
 
 NORMALISATION = "BGR uint8 / 255 -> float32, NCHW; no mean/std"
-# The lean look's graph, as torch.onnx names it: the flattened 6x6 x 16 map its head takes (with the
-# slant), exposed as the look's second output under LEAN_FEATURES.
-LEAN_FLATTEN = "/Flatten_output_0"
+# The lean look's second output: the flattened 6x6 x 16 map its head takes with the slant (the one
+# Flatten node of its graph).
 LEAN_FEATURES = "lean_features"
 
 

@@ -55,6 +55,18 @@ class LeanLook:
     head: object | None = None
     turn_step: float = TURN_STEP
 
+    def __post_init__(self) -> None:
+        """A head is checked once, here: on a probe crop at two angles it must give the look's own
+        logits (a head cut from another look would guess cameras from features it never saw)."""
+        if self.head is None:
+            return
+        probe = np.full((2, 3, 96, 96), 0.5, np.float32)
+        slant = np.array([[0.0], [30.0]], np.float32)
+        logits, features = self.model.run(probe, slant)[:2]
+        if not np.allclose(self.head.run(features, slant)[0], logits, atol=1e-3):
+            raise DiceReaderError("the lean look's head (reader_lean_head.onnx) is not its own: make both again "
+                                  "with python -m models.train.export lean-split")
+
     @classmethod
     def from_model(cls, model, head=None) -> "LeanLook":
         meta = model.meta
@@ -96,15 +108,9 @@ class LeanLook:
         pairs = sorted({(i, int(k)) for i in range(len(boxes)) for k in steps[:, i]})
         row = {pair: n for n, pair in enumerate(pairs)}
         crops = [crop_die(image, boxes[i], k * self.turn_step, self.per_side) for i, k in pairs]
-        runs = []
-        for at in range(0, len(crops), TURNS_A_RUN):
-            part = crops[at:at + TURNS_A_RUN]
-            runs.append(self.model.run(to_tensor(part), np.zeros((len(part), 1), np.float32))[:2])
-        logits, features = (np.concatenate(out) for out in zip(*runs))
-        (again,) = self.head.run(features, np.zeros((len(crops), 1), np.float32))
-        if not np.allclose(again, logits, atol=1e-3):
-            raise DiceReaderError("the lean look's head (reader_lean_head.onnx) is not its own: make both again "
-                                  "with python -m models.train.export lean-split")
+        features = np.concatenate([
+            self.model.run(to_tensor(part), np.zeros((len(part), 1), np.float32))[1]
+            for part in (crops[at:at + TURNS_A_RUN] for at in range(0, len(crops), TURNS_A_RUN))])
         index = np.array([[row[(i, int(k))] for i, k in enumerate(line)] for line in steps])
         (out,) = self.head.run(features[index.ravel()], slants.reshape(-1, 1))
         return softmax(out)[:, 1].reshape(len(views), len(boxes))

@@ -24,7 +24,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision import wider
-from reader.vision.camera_guess import MIN_DICE, CameraEvidence, CameraGuess
+from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -201,11 +201,15 @@ class Recognizer:
         finds = self.detector.find(image)  # found once, read twice
         found = plain._read_frame(image, finds)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
-        alone = evidence is None
-        evidence = CameraEvidence() if alone else evidence
-        if len(boxes) >= MIN_DICE or (boxes and not alone):  # one frame of fewer dice tells nothing
-            evidence.add(self.lean.p_leaning_under(image, boxes, evidence.choices))
-        guess = evidence.guess()
+        def p_leaning(views):
+            return self.lean.p_leaning_under(image, boxes, views)
+
+        if evidence is None:  # this frame alone: too few dice tell nothing, and the look is not asked
+            guess = guess_camera(p_leaning, len(boxes))
+        else:
+            if boxes:
+                evidence.add(p_leaning(evidence.choices))
+            guess = evidence.guess()
         if guess is None:
             return found, None
         plain.view = guess.view

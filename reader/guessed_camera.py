@@ -13,7 +13,9 @@ die of those read with the true camera, where each roll guessed alone or no came
 Each roll is read with the guess as it stands after its own dice are added, and its manifest records
 the set-up it was read with (camera.view, plus camera.guessed: how many dice the guess rests on), so
 `replay` reads the roll again exactly so. The evidence is dropped when the frame size changes or the
-camera is lost (it may come back moved).
+camera is lost (it may come back moved), and the older rolls' when the last few tell of another set-up
+(a camera bumped on the table, CameraEvidence.dropped): the table hears of it and the roll's manifest
+says how many dice were dropped (camera.guessed.dropped).
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class GuessedCamera:
         before = self.guess.view if self.guess is not None else None
         readings, self.guess = recognizer.read_frame_guessing(image, self.evidence)
         after = self.guess.view if self.guess is not None else None
+        if self.evidence.dropped:
+            return readings, (f"the camera seems to have moved: the last {self.evidence.dice} dice do not fit the "
+                              f"set-up guessed before; the {self.evidence.dropped} dice of the earlier rolls dropped, "
+                              f"set-up guessed again: {after.describe()} (`dice-reader camera` measures it)")
         if after == before or after is None:
             return readings, None
         return readings, (f"set-up guessed from the {self.evidence.dice} dice of the rolls so far: {after.describe()} "
@@ -57,5 +63,7 @@ class GuessedCamera:
         with) and camera.guessed; as given where there is no guess yet (read as if seen from above)."""
         if self.guess is None:
             return camera
-        return {**camera, "view": self.guess.view.to_json(),
-                "guessed": {"dice": self.evidence.dice, "over_straight": round(self.guess.over_straight, 3)}}
+        guessed = {"dice": self.evidence.dice, "over_straight": round(self.guess.over_straight, 3)}
+        if self.evidence.dropped:
+            guessed["dropped"] = self.evidence.dropped
+        return {**camera, "view": self.guess.view.to_json(), "guessed": guessed}

@@ -359,6 +359,9 @@ class LiveLoop:
                      latency_s=round(latency, 3))
         dice = [r.to_json() for r in readings]
         extra = {"unmoved": [r.to_json() for r in left]} if left else {}
+        camera = self._roll.writer.manifest["camera"]
+        if "view" in camera:  # the set-up read with, described or guessed: the judge page shows it
+            extra["camera"] = {k: camera[k] for k in ("view", "guessed") if k in camera}
         self._record("reading", frame.t, frame=index, dice=dice, **extra)
         for d in decisions:
             self._record("decision", frame.t, **d)

@@ -15,7 +15,8 @@ Format (the contract shared by the live loop, the renderer, replay and the web v
 
 Event types: "frame" {index, file}; "motion" {frame}; "baseline" {frame: the tray before the
 throw, kept losslessly}; "trigger" {source, seq, count}; "settled" {frame, still_s, latency_s};
-"reading" {frame, dice, unmoved?: dice that were there before the throw, not counted};
+"reading" {frame, dice, unmoved?: dice that were there before the throw, not counted, camera?: the
+set-up read with, the manifest's camera.view and camera.guessed};
 "decision" (a rules event's JSON); "note" {text}; from the renderer "truth" {frame, dice} and
 "expected" {decisions}. Unknown event types are kept and ignored (forward compatible).
 """

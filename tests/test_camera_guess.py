@@ -89,3 +89,47 @@ def test_leads_too_small_in_each_frame_add_up_past_the_margin():
 def test_a_guess_needs_a_straight_down_choice():
     with pytest.raises(ValueError, match="straight-down"):
         CameraEvidence((LEANING,))
+
+
+# A camera bumped between rolls, never lost: the last frames' dice tell of another set-up than the
+# older ones', and the older are dropped. One die a frame (a banish roll), p(leaning) under
+# (STRAIGHT, LEANING).
+FLAT_LEANING = np.array([[0.7], [0.02]])   # the die lies flat under the leaning camera only
+FLAT_STRAIGHT = np.array([[0.02], [0.7]])  # ... under the straight one only
+COCKED = np.array([[0.99], [0.99]])        # leans under either: a cocked die
+UNSURE = np.array([[0.3], [0.15]])         # a little likelier flat under the leaning camera
+
+# (frames, after which frame the older ones are dropped (None: never), the set-up guessed at the end);
+# a move is told from four dice (each 0.84 nats likelier under its own set-up: 4 x 0.84 >= MOVED)
+MOVES = {
+    "a camera that stays put": ([FLAT_LEANING] * 30, None, LEANING),
+    "moved from leaning to straight down": ([FLAT_LEANING] * 10 + [FLAT_STRAIGHT] * 6, 13, STRAIGHT),
+    "moved after a long session": ([FLAT_LEANING] * 60 + [FLAT_STRAIGHT] * 6, 63, STRAIGHT),
+    # dice do cock: a run of them is unlikely under every set-up alike and tells of no move
+    "three cocked dice in a row": ([FLAT_LEANING] * 8 + [COCKED] * 3 + [FLAT_LEANING] * 3, None, LEANING),
+    "dice the lean look is unsure of": ([FLAT_LEANING] * 8 + [UNSURE] * 10, None, LEANING),
+}
+
+
+@pytest.mark.parametrize("frames, dropped_after, want", MOVES.values(), ids=MOVES.keys())
+def test_a_camera_moved_between_rolls_drops_the_older_evidence(frames, dropped_after, want):
+    evidence = CameraEvidence((STRAIGHT, LEANING))
+    drops = []
+    for i, p in enumerate(frames):
+        evidence.add(p)
+        if evidence.dropped:
+            drops.append((i, evidence.dropped))
+    if dropped_after is None:
+        assert drops == [] and evidence.dice == len(frames)
+    else:  # found within a few rolls, once: the dice seen by the camera before it moved are dropped, no others
+        assert drops == [(dropped_after, sum(p is FLAT_LEANING for p in frames))]
+        assert evidence.dice == len(frames) - drops[0][1]
+    assert evidence.guess().view == want
+
+
+def test_a_move_is_not_looked_for_where_the_caller_says_never():
+    evidence = CameraEvidence((STRAIGHT, LEANING), moved=None)
+    for p in [FLAT_LEANING] * 10 + [FLAT_STRAIGHT] * 6:
+        evidence.add(p)
+        assert evidence.dropped == 0
+    assert evidence.dice == 16 and evidence.guess().view == LEANING

@@ -76,6 +76,25 @@ def test_the_evidence_starts_again_where_the_camera_may_have_moved(change):
     assert rec.seen[-1] is not rec.seen[0]
 
 
+def test_a_camera_bumped_between_rolls_is_guessed_again_from_the_rolls_since():
+    # never lost, so nothing but the dice says it moved: five rolls flat under one set-up, then under another
+    guessed, rec = GuessedCamera(), _OneDieAFrame(flat_index=5)
+    for _ in range(5):
+        guessed.read(rec, frame())
+    first = guessed.guess.view
+    rec.flat_index = 40
+    notes, cameras = [], []
+    for _ in range(MIN_DICE):
+        notes.append(guessed.read(rec, frame())[1])
+        cameras.append(guessed.manifest_camera({"source": "camera:0"}))
+    assert notes[:-1] == [None] * (MIN_DICE - 1) and "moved" in notes[-1] and "5 dice of the earlier rolls" in notes[-1]
+    assert guessed.guess.view == guessed.evidence.choices[40] != first
+    assert cameras[-1]["view"] == guessed.evidence.choices[40].to_json()
+    assert cameras[-1]["guessed"]["dice"] == MIN_DICE and cameras[-1]["guessed"]["dropped"] == 5
+    assert all("dropped" not in c["guessed"] for c in cameras[:-1])
+    assert guessed.read(rec, frame())[1] is None  # heard once
+
+
 def test_the_roll_off_read_with_a_guessed_camera_is_recorded_so_and_replays_the_same(tmp_path, capsys):
     scenario = FIXTURES / "first-player-tie"
     out = tmp_path / "rolls"
@@ -90,6 +109,10 @@ def test_the_roll_off_read_with_a_guessed_camera_is_recorded_so_and_replays_the_
     cameras = [json.loads((out / r.roll / "manifest.json").read_text())["camera"] for r in read]
     assert "view" not in cameras[0]  # two dice: too few to tell, read as if seen from above
     assert all(c["view"]["lean"] and c["guessed"]["dice"] >= MIN_DICE for c in cameras[1:])
+    # the reading event says the set-up too (the judge page shows it): none for the first roll
+    readings = [RecordingReader(out / r.roll).of_type("reading")[-1] for r in read]
+    assert "camera" not in readings[0]
+    assert all(e["camera"] == {k: c[k] for k in ("view", "guessed")} for e, c in zip(readings[1:], cameras[1:]))
     assert main(["replay", str(out)]) == 0
     assert f"all {len(read)} roll(s) read the same as recorded" in capsys.readouterr().err
 

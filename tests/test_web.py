@@ -16,7 +16,7 @@ from reader.rolllog import RollLog
 from reader.web.evidence import RollLogger
 from reader.web.hub import Hub
 from reader.web.server import WebServer, make_app
-from reader.web.state import TableState, decision_text
+from reader.web.state import TableState, decision_text, set_up_text
 
 TOKEN = "t0ken-for-tests"
 SECRET = b"SECRET-OUTSIDE-THE-RECORDINGS"
@@ -321,3 +321,24 @@ def test_a_die_left_in_the_tray_is_shown_to_the_judge_but_not_counted():
     roll = s.snapshot()["roll"]
     assert [d["value"] for d in roll["dice"]] == [3]
     assert [d["value"] for d in roll["unmoved"]] == [6]
+
+
+VIEW = {"hfov": 75.0, "tilt": 20.0, "toward": 270.0, "lean": True}
+
+
+@pytest.mark.parametrize("camera,text", [
+    (None, "none described: read as if seen from straight above"),
+    ({"source": "camera:0"}, "none described: read as if seen from straight above"),
+    ({"view": {"hfov": 66.0, "tilt": 18.0}}, "described: camera 66 deg wide, tilted 18"),
+    ({"view": VIEW, "guessed": {"dice": 7, "over_straight": 4.1}},
+     "guessed from the 7 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look"),
+    ({"view": VIEW, "guessed": {"dice": 4, "over_straight": 4.1, "dropped": 12}},
+     "guessed from the 4 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look; "
+     "the camera seemed to have moved, the 12 dice of the earlier rolls dropped"),
+    ({"view": {"tilt": 5}}, "unrecognised set-up {'tilt': 5}"),
+], ids=["no-camera", "no-view", "described", "guessed", "guessed-after-a-move", "garbled"])
+def test_the_judge_is_told_the_set_up_each_roll_was_read_with(camera, text):
+    assert set_up_text(camera) == text
+    s = TableState(clock=lambda: 1.0)
+    s.apply({"type": "reading", "roll": "0002", "dice": [], **({"camera": camera} if camera else {})})
+    assert s.snapshot()["roll"]["set_up"] == text

@@ -18,6 +18,9 @@ import copy
 import time
 from typing import Callable
 
+from reader.errors import DiceReaderError
+from reader.vision.viewing import CameraView
+
 HISTORY = 12
 
 
@@ -63,6 +66,26 @@ def first_player_scores(events: list[dict]) -> list[dict]:
     return scores
 
 
+def set_up_text(camera: dict | None) -> str:
+    """The camera set-up a roll was read with, in words (the reading event's `camera`: the view from the
+    roll's manifest, and how it was guessed where it was). Why the judge sees it: a reading depends on
+    it (a die seen steeply is refused, a guessed set-up decides which dice are taken for leaning), and
+    a camera guessed wrong, or bumped, is what the judge would look for behind a strange reading."""
+    view = (camera or {}).get("view")
+    if view is None:
+        return "none described: read as if seen from straight above"
+    try:
+        words = CameraView.from_json(view).describe()
+    except DiceReaderError:
+        return f"unrecognised set-up {view!r}"
+    guessed = (camera or {}).get("guessed")
+    if not isinstance(guessed, dict):
+        return f"described: {words}"
+    moved = (f"; the camera seemed to have moved, the {guessed['dropped']} dice of the earlier rolls dropped"
+             if guessed.get("dropped") else "")
+    return f"guessed from the {guessed.get('dice')} dice of the rolls so far: {words}{moved}"
+
+
 def _die_view(d: dict) -> dict:
     return {
         "die": str(d.get("die", "?")),
@@ -105,7 +128,7 @@ class TableState:
         if self.roll is None or self.roll.get("name") != name:
             self.roll = {"name": name, "dice": [], "decisions": [], "decision_text": "",
                          "log_seq": self.log_seq.get(name), "overrides": [], "saved": None,
-                         "frame": None, "reading_ms": None, "judge_reason": None}
+                         "frame": None, "reading_ms": None, "judge_reason": None, "set_up": None}
         return self.roll
 
     def _on_roll_started(self, e: dict) -> None:
@@ -117,6 +140,7 @@ class TableState:
         # dice that were in the tray before the throw: shown to the judge, never counted
         r["unmoved"] = [_die_view(d) for d in e.get("unmoved", []) if isinstance(d, dict)]
         r["frame"] = e.get("frame")
+        r["set_up"] = set_up_text(e.get("camera"))
         r["reading_ms"] = round(self._clock() * 1000, 1)
         r["decisions"], r["decision_text"], r["overrides"], r["judge_reason"] = [], "", [], None
 

@@ -306,3 +306,20 @@ def test_the_judge_sees_a_die_left_in_the_tray_marked_not_counted(browser, table
     assert judge.locator("#dice tbody tr.unmoved button").count() == 0  # nothing to override
     judge.screenshot(path=str(artifacts / "judge-unmoved.png"), full_page=True)
     judge.close()
+
+
+def test_the_judge_sees_the_camera_set_up_a_roll_was_read_with(browser, table, artifacts):
+    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
+    judge.goto(f"{table.url}/judge?token={table.token}")
+    wait_connected(judge)
+    table.hub.publish({"type": "reading", "roll": "0007", "frame": 3,
+                       "dice": [{"die": "d20", "value": 17, "box": [200, 300, 300, 400], "confidence": 0.99,
+                                 "state": "flat"}],
+                       "camera": {"view": {"hfov": 75.0, "tilt": 20.0, "toward": 90.0, "lean": True},
+                                  "guessed": {"dice": 4, "over_straight": 6.2, "dropped": 11}}})
+    judge.wait_for_function("document.getElementById('setUp').textContent.includes('guessed')", timeout=5_000)
+    text = judge.inner_text("#setUp")
+    assert text.startswith("Camera set-up: guessed from the 4 dice")
+    assert "tilted 20 toward the right" in text and "11 dice of the earlier rolls dropped" in text
+    judge.screenshot(path=str(artifacts / "judge-set-up.png"), full_page=True)
+    judge.close()

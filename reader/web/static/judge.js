@@ -96,6 +96,7 @@ async function refreshLog(force) {
 function renderRoll(roll) {
   $("rollName").textContent = roll ? (roll.name || "") + (roll.log_seq ? " · log #" + roll.log_seq : " · not logged yet") : "";
   $("decision").textContent = roll ? roll.decision_text + (roll.judge_reason ? " — " + roll.judge_reason : "") : "no roll yet";
+  $("setUp").textContent = roll && roll.set_up ? "Camera set-up: " + roll.set_up : "";
   const body = $("dice").querySelector("tbody");
   body.replaceChildren(...(roll ? roll.dice : []).map((d, i) => {
     const conf = d.confidence == null ? "" : Math.round(d.confidence * 100) + "%";

@@ -327,8 +327,8 @@ VIEW = {"hfov": 75.0, "tilt": 20.0, "toward": 270.0, "lean": True}
 
 
 @pytest.mark.parametrize("camera,text", [
-    (None, "none described: read as if seen from straight above"),
-    ({"source": "camera:0"}, "none described: read as if seen from straight above"),
+    (None, "none described: read with no camera angle known"),
+    ({"source": "camera:0"}, "none described: read with no camera angle known"),
     ({"view": {"hfov": 66.0, "tilt": 18.0}}, "described: camera 66 deg wide, tilted 18"),
     ({"view": VIEW, "guessed": {"dice": 7, "over_straight": 4.1}},
      "guessed from the 7 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look"),

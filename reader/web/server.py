@@ -30,6 +30,7 @@ from aiohttp import WSMsgType, web
 from reader.errors import DiceReaderError
 from reader.rolllog import RollLog
 from reader.web.hub import Hub
+from reader.web.state import set_up_text
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/overlay": "overlay.html", "/judge": "judge.html", "/replay": "replay.html"}
@@ -262,8 +263,10 @@ async def roll(request: web.Request) -> web.Response:
         return _error(404, str(exc))
     frames = [{"index": e.get("index"), "t": e.get("t"), "file": e.get("file")}
               for e in rec.events if e.get("type") == "frame"]
+    camera = rec.manifest.get("camera")
+    set_up = set_up_text(camera if isinstance(camera, dict) else None)  # in the judge page's words
     return web.json_response({"name": p.name, "manifest": rec.manifest, "events": rec.events,
-                              "frames": frames})
+                              "frames": frames, "set_up": set_up})
 
 
 async def recording_file(request: web.Request) -> web.StreamResponse:

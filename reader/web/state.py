@@ -73,7 +73,7 @@ def set_up_text(camera: dict | None) -> str:
     a camera guessed wrong, or bumped, is what the judge would look for behind a strange reading."""
     view = (camera or {}).get("view")
     if view is None:
-        return "none described: read as if seen from straight above"
+        return "none described: read with no camera angle known"
     try:
         words = CameraView.from_json(view).describe()
     except DiceReaderError:

@@ -224,11 +224,12 @@ def test_judge_actions_without_the_token_are_refused(browser, table):
     page.close()
 
 
-def write_recorded_roll(root, name: str) -> None:
+def write_recorded_roll(root, name: str, camera: dict | None = None) -> None:
     """A roll as the live loop records it: frames of dice tumbling then still, reading, decision."""
     from reader.recording import RecordingWriter
 
-    w = RecordingWriter(root / name, rules={"procedure": "banish", "cards": CARDS[:5], "count": 1})
+    w = RecordingWriter(root / name, rules={"procedure": "banish", "cards": CARDS[:5], "count": 1},
+                        **({"camera": camera} if camera else {}))
     for i in range(6):
         img = tray_frame([("d6", 4)])
         if i < 3:  # still tumbling: shifted
@@ -243,7 +244,7 @@ def write_recorded_roll(root, name: str) -> None:
 
 def test_replay_steps_through_a_recorded_roll_frame_by_frame(browser, table, artifacts):
     write_recorded_roll(table.recordings, "0001")
-    write_recorded_roll(table.recordings, "0002")
+    write_recorded_roll(table.recordings, "0002", camera={"source": "camera:0", "view": {"hfov": 66.0, "tilt": 18.0}})
     (table.recordings / "0003.partial").mkdir()
     page = browser.new_page(viewport={"width": 1600, "height": 900})
     page.goto(table.url + "/replay#0001")
@@ -255,6 +256,12 @@ def test_replay_steps_through_a_recorded_roll_frame_by_frame(browser, table, art
     assert "frame 5" in page.inner_text("#frameInfo")
     assert page.locator("#reading td.value").first.inner_text() == "4"
     assert page.inner_text("#decisions") == "Banished #4 Spirit of Fire (D6 4)"
+    # and the camera set-up it was read with, for an appeal
+    assert page.inner_text("#setUp") == "Camera set-up: none described: read with no camera angle known"
+    page.click("#rollList li[data-roll='0002']")
+    page.wait_for_function("document.getElementById('setUp').textContent.includes('described: camera 66 deg wide')")
+    page.click("#rollList li[data-roll='0001']")
+    page.wait_for_function("document.getElementById('setUp').textContent.includes('none described')")
     page.click("#first")
     page.wait_for_function("document.getElementById('frameInfo').textContent.startsWith('frame 0')")
     assert "no reading at this frame" in page.inner_text("#reading")

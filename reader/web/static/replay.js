@@ -49,6 +49,7 @@ async function openRoll(name, at) {
   $("slider").max = Math.max(0, roll.frames.length - 1);
   $("decisions").replaceChildren(...roll.events.filter((e) => e.type === "decision")
     .map((d) => el("li", { class: d.result, text: decisionText(d) })));
+  $("setUp").textContent = roll.set_up ? "Camera set-up: " + roll.set_up : "";
   const settled = roll.events.find((e) => e.type === "reading") || roll.events.find((e) => e.type === "settled");
   show(at != null ? at : (settled ? frameSlot(settled.frame) : 0));
 }

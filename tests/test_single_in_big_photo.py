@@ -1,6 +1,6 @@
 """A photo of one die that is small in the photo (one die on a table, photographed from a step away):
 `read --single` finds the die at its size and reads it as it reads the die's own crop, never the whole
-photo as a die (Recognizer._single_find: looks at larger sizes where the first finds nothing, and a
+photo as a die (reader.vision.single_find: looks at larger sizes where the first finds nothing, and a
 loose box zoomed in on).
 
 What a user notices: before, such a photo was refused outright, or read from a box three or four times
@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 import pytest
 
-import reader.vision.recognizer as recognizer_module
+import reader.vision.single_find as single_find
+from reader.vision.detector import Detection
 from reader.vision.realdata import realdata_root
 from reader.vision.recognizer import Recognizer
 
@@ -63,12 +64,12 @@ def read_right_as_crops(recognizer):
 @pytest.mark.parametrize("width", [640, 3200])
 def test_a_die_small_in_a_big_photo_reads_as_its_crop(recognizer, read_right_as_crops, width, monkeypatch):
     def same(search_from):
-        monkeypatch.setattr(recognizer_module, "SINGLE_SEARCH_FROM", search_from)
+        monkeypatch.setattr(single_find, "SINGLE_SEARCH_FROM", search_from)
         got = [recognizer.read_single(in_big_photo(crop, width, k)) for k, (crop, _) in enumerate(read_right_as_crops)]
         return sum((r.die, r.value) == (t["die"], t["value"]) for r, (_, t) in zip(got, read_right_as_crops))
 
     n = len(read_right_as_crops)
-    assert same(recognizer_module.SINGLE_SEARCH_FROM) >= 0.7 * n  # measured: 18 of 23 at 640 px, 19 at 3200
+    assert same(single_find.SINGLE_SEARCH_FROM) >= 0.7 * n  # measured: 18 of 23 at 640 px, 19 at 3200
     assert same(10**9) <= 0.4 * n  # the first look alone (before): 6 of 23 at 640 px, none at 3200
 
 
@@ -84,3 +85,59 @@ def test_real_dice_small_in_a_big_photo_are_read_not_taken_for_a_d6_one(recogniz
             right += (r.die, r.value) == (name.split("_")[0], values[name])
             wrong += (r.die, r.value) != (name.split("_")[0], values[name])
     assert wrong <= 1 and right >= 0.45 * len(names)  # measured: 56 right, none wrong (before: 1 right, 9 wrong)
+
+
+# The finding alone (reader.vision.single_find), with a stand-in detector and a photo of a white square
+# (the die) on black: it sees the square only where it comes to 14-110 px at the look's size, as the
+# committed detector was taught, and at twice the first size also loosely, `loose` times its side.
+class _Detector:
+    def __init__(self, loose=None):
+        self.loose, self.looks = loose, []
+
+    def detect(self, image, long_side, large_long=None):
+        self.looks.append(long_side)
+        ys, xs = np.nonzero(image[..., 0])
+        if not len(xs):
+            return []
+        x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+        (cx, cy), side = ((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0)
+        scale = long_side / max(image.shape[:2])
+        out = [Detection(_square(cx, cy, side), 0.8)] if 14 <= side * scale <= 110 else []
+        if self.loose and long_side == 2 * single_find.SINGLE_LONG_SIDE and max(image.shape[:2]) > 4 * side:
+            out.append(Detection(_square(cx, cy, self.loose * side), 0.4))
+        return out
+
+
+def _square(cx, cy, side):
+    return (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+
+
+def _photo(w, h, die):
+    photo = np.zeros((h, w, 3), np.uint8)
+    if die:
+        cx, cy, side = die
+        photo[cy - side // 2:cy + side // 2, cx - side // 2:cx + side // 2] = 255
+    return photo
+
+
+FINDS = {
+    # (photo w x h, the die's centre and side, loose box side / die side, the box side found)
+    "a crop the die fills": ((128, 128), (64, 64, 100), None, 100),
+    "a die of a tenth of a 1000 px photo": ((1000, 750), (500, 374, 100), None, 100),
+    "a small die in a big photo, found loosely first": ((4000, 3000), (2000, 1500, 150), 3.5, 150),
+    # too small for any look but seen loosely: the cut around the loose box shows it at a size it knows
+    "a tiny die found only loosely, zoomed in on": ((4000, 3000), (2000, 1500, 10), 3.5, 10),
+    "a photo of no die": ((4000, 3000), None, None, None),
+}
+
+
+@pytest.mark.parametrize("size, die, loose, want", FINDS.values(), ids=FINDS.keys())
+def test_the_die_is_found_at_its_size_and_its_box_is_tight(size, die, loose, want):
+    detector = _Detector(loose)
+    box = single_find.find_single_die(detector, _photo(*size, die))
+    if want is None:
+        assert box is None
+    else:
+        assert box.side == pytest.approx(want) and box.center == pytest.approx(die[:2])
+    if size[0] < single_find.SINGLE_SEARCH_FROM:
+        assert detector.looks == [single_find.SINGLE_LONG_SIDE]  # a crop: one look, as always

@@ -336,7 +336,8 @@ VIEW = {"hfov": 75.0, "tilt": 20.0, "toward": 270.0, "lean": True}
      "guessed from the 4 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look; "
      "the camera seemed to have moved, the 12 dice of the earlier rolls dropped"),
     ({"view": {"tilt": 5}}, "unrecognised set-up {'tilt': 5}"),
-], ids=["no-camera", "no-view", "described", "guessed", "guessed-after-a-move", "garbled"])
+    ("camera:0", "none described: read with no camera angle known"),
+], ids=["no-camera", "no-view", "described", "guessed", "guessed-after-a-move", "garbled", "not-a-dict"])
 def test_the_judge_is_told_the_set_up_each_roll_was_read_with(camera, text):
     assert set_up_text(camera) == text
     s = TableState(clock=lambda: 1.0)

@@ -263,8 +263,7 @@ async def roll(request: web.Request) -> web.Response:
         return _error(404, str(exc))
     frames = [{"index": e.get("index"), "t": e.get("t"), "file": e.get("file")}
               for e in rec.events if e.get("type") == "frame"]
-    camera = rec.manifest.get("camera")
-    set_up = set_up_text(camera if isinstance(camera, dict) else None)  # in the judge page's words
+    set_up = set_up_text(rec.manifest.get("camera"))  # in the judge page's words
     return web.json_response({"name": p.name, "manifest": rec.manifest, "events": rec.events,
                               "frames": frames, "set_up": set_up})
 

@@ -71,14 +71,15 @@ def set_up_text(camera: dict | None) -> str:
     roll's manifest, and how it was guessed where it was). Why the judge sees it: a reading depends on
     it (a die seen steeply is refused, a guessed set-up decides which dice are taken for leaning), and
     a camera guessed wrong, or bumped, is what the judge would look for behind a strange reading."""
-    view = (camera or {}).get("view")
+    camera = camera if isinstance(camera, dict) else {}
+    view = camera.get("view")
     if view is None:
         return "none described: read with no camera angle known"
     try:
         words = CameraView.from_json(view).describe()
     except DiceReaderError:
         return f"unrecognised set-up {view!r}"
-    guessed = (camera or {}).get("guessed")
+    guessed = camera.get("guessed")
     if not isinstance(guessed, dict):
         return f"described: {words}"
     moved = (f"; the camera seemed to have moved, the {guessed['dropped']} dice of the earlier rolls dropped"

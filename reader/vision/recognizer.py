@@ -373,17 +373,23 @@ class Recognizer:
         """read_single's reading, and the set-up it assumed for the photo (SINGLE_ABOVE) where it took
         the reading read as from straight above; None where it assumed none (a camera described, or
         the die read, or refused, without one). `read --jsonl --single` says so."""
-        reading = self._read_single(image)
+        image = self._check(image)
+        # with no camera the photo is read as given, and from above (SINGLE_ABOVE leans nowhere) too:
+        # the die is found once (in a big photo, several looks of the detector)
+        found = (find_single_die(self.detector, image),) if self.view is None else None
+        reading = self._read_single(image, found)
         if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
             above = copy.copy(self)  # a copy: a reader may be shared
             above.view = SINGLE_ABOVE
-            again = above._read_single(image)
+            again = above._read_single(image, found)
             if again.value is not None:
                 return again, SINGLE_ABOVE
         return reading, None
 
-    def _read_single(self, image: np.ndarray) -> DieReading:
-        """read_single as this reader's camera (or none) sees the die, read once."""
+    def _read_single(self, image: np.ndarray, found_as_is: tuple | None = None) -> DieReading:
+        """read_single as this reader's camera (or none) sees the die, read once; `found_as_is`: (the
+        die's box or None,) as find_single_die gives it for the photo as given, where the caller has it
+        already, used unless the photo is read turned."""
         image = self._check(image)
         h, w = image.shape[:2]
         k, upright = self._upright(image)
@@ -391,7 +397,7 @@ class Recognizer:
             reading = upright._read_single(turned(image, k))
             return replace(reading, box=Box(*turned_back(tuple(reading.box), k, w, h)))
         candidates = [(0.0, 0.0, float(w), float(h))]
-        found = find_single_die(self.detector, image)
+        found = found_as_is[0] if found_as_is is not None else find_single_die(self.detector, image)
         if found is not None:  # the detector's own threshold already dropped the doubtful ones
             fills = found.side >= FILLS_IMAGE * max(w, h)
             candidates = [tuple(found)] + (candidates if fills else [])

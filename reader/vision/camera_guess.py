@@ -110,11 +110,19 @@ class CameraEvidence:
 
     @property
     def scores(self) -> np.ndarray:
-        return self._older + sum((s for s, _ in self._frames), np.zeros(len(self.choices)))
+        return self._summed(self._frames)[0]
 
     @property
     def dice(self) -> int:
-        return self._older_dice + sum(n for _, n in self._frames)
+        return self._summed(self._frames)[1]
+
+    def _summed(self, frames: list, older: bool = True) -> tuple[np.ndarray, int]:
+        """The scores and the dice of `frames` (some of the last ones), with the older frames' or not."""
+        scores = self._older.copy() if older else np.zeros(len(self.choices))
+        dice = self._older_dice if older else 0
+        for s, n in frames:
+            scores, dice = scores + s, dice + n
+        return scores, dice
 
     def add(self, p_leaning: np.ndarray) -> None:
         """One frame's dice: their p(leaning) under each choice, a row a choice (LeanLook.p_leaning_under);
@@ -133,18 +141,15 @@ class CameraEvidence:
             return 0
         best, keep = self.moved, 0
         for k in range(1, len(self._frames) + 1):
-            last, rest = self._frames[-k:], self._frames[:-k]
-            last_dice, rest_dice = sum(n for _, n in last), self._older_dice + sum(n for _, n in rest)
+            (a, last_dice), (b, rest_dice) = self._summed(self._frames[-k:], older=False), self._summed(self._frames[:-k])
             if last_dice < min_dice or rest_dice < min_dice:
                 continue
-            a = sum(s for s, _ in last)
-            b = self._older + sum((s for s, _ in rest), np.zeros(len(self.choices)))
             gain = float(a.max() + b.max() - (a + b).max())
             if gain >= best:
                 best, keep = gain, k
         if not keep:
             return 0
-        dropped = self.dice - sum(n for _, n in self._frames[-keep:])
+        dropped = self._summed(self._frames[:-keep])[1]
         self._frames = self._frames[-keep:]
         self._older, self._older_dice = np.zeros(len(self.choices)), 0
         return dropped
@@ -154,9 +159,10 @@ class CameraEvidence:
         leaning set-up wins by `margin`; None under `min_dice` dice."""
         if self.dice < min_dice:
             return None
-        best = int(np.argmax(self.scores))
-        down = max((i for i, v in enumerate(self.choices) if v.tilt == 0.0), key=lambda i: self.scores[i])
-        lead = float(self.scores[best] - self.scores[down])
+        scores = self.scores  # summed once: a property
+        best = int(np.argmax(scores))
+        down = max((i for i, v in enumerate(self.choices) if v.tilt == 0.0), key=lambda i: scores[i])
+        lead = float(scores[best] - scores[down])
         if lead >= margin:
             return CameraGuess(self.choices[best], lead)
         return CameraGuess(self.choices[down], 0.0)

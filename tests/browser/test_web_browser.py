@@ -26,6 +26,15 @@ def wait_connected(page, timeout=10_000):
     page.wait_for_selector("body[data-connected=yes]", timeout=timeout)
 
 
+def open_judge(browser, table, connected: bool = True):
+    """The judge page, with the table's token, connected to the feed unless told not to wait."""
+    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
+    judge.goto(f"{table.url}/judge?token={table.token}")
+    if connected:
+        wait_connected(judge)
+    return judge
+
+
 def start_match(table, session: BanishSession) -> None:
     table.log.append("match", {"procedure": "banish", "cards": list(session.cards),
                                "count": session.count, "players": ["Ann", "Bob"]})
@@ -140,8 +149,7 @@ def test_overlay_loaded_before_the_server_is_up_connects_when_it_starts(browser,
 def test_a_judge_override_with_a_reason_is_logged_and_shown_on_the_overlay(browser, table, artifacts):
     overlay = browser.new_page(viewport=OVERLAY)
     overlay.goto(table.url + "/overlay")
-    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
-    judge.goto(f"{table.url}/judge?token={table.token}")
+    judge = open_judge(browser, table, connected=False)
     wait_connected(overlay)
     wait_connected(judge)
 
@@ -298,9 +306,7 @@ def test_a_d20_table_and_a_cocked_die_read_clearly(browser, table, artifacts):
 
 
 def test_the_judge_sees_a_die_left_in_the_tray_marked_not_counted(browser, table, artifacts):
-    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
-    judge.goto(f"{table.url}/judge?token={table.token}")
-    wait_connected(judge)
+    judge = open_judge(browser, table)
     table.hub.publish({"type": "reading", "roll": "0004", "frame": 9,
                        "dice": [{"die": "d8", "value": 3, "box": [200, 300, 400, 500], "confidence": 0.97,
                                  "state": "flat"}],
@@ -316,9 +322,7 @@ def test_the_judge_sees_a_die_left_in_the_tray_marked_not_counted(browser, table
 
 
 def test_the_judge_sees_the_camera_set_up_a_roll_was_read_with(browser, table, artifacts):
-    judge = browser.new_page(viewport={"width": 1600, "height": 1000})
-    judge.goto(f"{table.url}/judge?token={table.token}")
-    wait_connected(judge)
+    judge = open_judge(browser, table)
     table.hub.publish({"type": "reading", "roll": "0007", "frame": 3,
                        "dice": [{"die": "d20", "value": 17, "box": [200, 300, 300, 400], "confidence": 0.99,
                                  "state": "flat"}],

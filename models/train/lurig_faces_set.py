@@ -2,6 +2,7 @@
 
     python -m models.train.lurig_faces_set --out work/lurig_faces
     dice-reader evaluate --all-images work/lurig_faces [--models DIR]
+    python -m models.train.lurig_faces_set --values models/train/lurig_oblique_values.json --out work/lurig_oblique
 
 type-lurig gives die types only; models/train/lurig_values.json holds the faces of its D8, D10 and
 D20 photographed from above, read by eye (859 photos of dice from makers no tray set has). No
@@ -10,6 +11,11 @@ the reader is scored on and nobody here has: session 20 chose between reader can
 (models/reader.md). The whole look did learn their types on type-lurig's training four-fifths,
 and `calibrate` fits its temperatures on them too, so it is a proxy, not a holdout. The set is
 links to ../shared/realdata's photos and a labels.jsonl, in work/ (never committed).
+
+models/train/lurig_oblique_values.json holds the faces up of its D20 photographed about 45 degrees
+off vertical (*_off-angle*, 149 photos of five dice, read by eye from their turntable runs): where
+a reader takes a photo as taken from above, it reads the face toward the camera instead, so this
+set tells whether a change reads real D20 photographed obliquely wrong (models/reader.md, "Session 45").
 """
 
 from __future__ import annotations
@@ -49,8 +55,9 @@ def write(out: Path, values_file: Path = VALUES) -> dict[str, int]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("work/lurig_faces"))
+    ap.add_argument("--values", type=Path, default=VALUES, help="the faces read by eye (default: %(default)s)")
     args = ap.parse_args(argv)
-    counts = write(args.out)
+    counts = write(args.out, args.values)
     print(f"{args.out}: {sum(counts.values())} dice {counts}")
 
 

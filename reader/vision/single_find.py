@@ -7,7 +7,7 @@ has that size. The recognizer reads the box this gives (Recognizer._read_single)
 than the die is read badly: a small dark die in the middle of a big crop looks like one pip, and was
 read as a D6 showing 1 (session 44, models/reader.md).
 
-`detector` is reader.vision.detector.Detector (its `detect`); no I/O.
+`detector` is a reader.vision.detector.DiceDetector (its `detect`); no I/O.
 """
 
 from __future__ import annotations
@@ -52,12 +52,14 @@ def find_single_die(detector, image: np.ndarray) -> Box | None:
     h, w = image.shape[:2]
     longest = min(max(h, w), SINGLE_LONGEST)
     if longest < SINGLE_SEARCH_FROM:
-        finds = detector.detect(image, long_side=SINGLE_LONG_SIDE, large_long=None)
-        return Box(*max(finds, key=lambda d: d.score).box) if finds else None
-    finds = finds_at_sizes(detector, image, longest)
-    if not finds:
-        return None
-    return zoomed_in(detector, image, Box(*max(finds, key=lambda d: d.score).box))
+        return _surest(detector.detect(image, long_side=SINGLE_LONG_SIDE, large_long=None))
+    found = _surest(finds_at_sizes(detector, image, longest))
+    return zoomed_in(detector, image, found) if found is not None else None
+
+
+def _surest(finds: list) -> Box | None:
+    """The box of the surest of the detector's finds; None where there are none."""
+    return Box(*max(finds, key=lambda d: d.score).box) if finds else None
 
 
 def finds_at_sizes(detector, image: np.ndarray, longest: int) -> list:
@@ -66,8 +68,10 @@ def finds_at_sizes(detector, image: np.ndarray, longest: int) -> list:
     the first size a die of 6% of the photo is found loosely, with the table around it, and the
     sure box comes from the looks after (0.40 against 0.64-0.82)."""
     finds = detector.detect(image, long_side=SINGLE_LONG_SIDE, large_long=None)
-    long_side, first = SINGLE_LONG_SIDE, bool(finds)
-    while not first and long_side < longest:
+    if finds:
+        return finds
+    long_side = SINGLE_LONG_SIDE
+    while long_side < longest:
         long_side *= 2
         finds += detector.detect(image, long_side=long_side, large_long=None)
     return finds
@@ -88,11 +92,8 @@ def zoomed_in(detector, image: np.ndarray, box: Box) -> Box:
         cut = image[y0:y1, x0:x1]
         if min(cut.shape[:2]) < ZOOM_SMALLEST:
             break
-        finds = detector.detect(cut, long_side=SINGLE_LONG_SIDE, large_long=None)
-        if not finds:
-            break
-        inner = Box(*max(finds, key=lambda d: d.score).box)
-        if inner.side >= ZOOM_LOOSE * max(cut.shape[:2]):
+        inner = _surest(detector.detect(cut, long_side=SINGLE_LONG_SIDE, large_long=None))
+        if inner is None or inner.side >= ZOOM_LOOSE * max(cut.shape[:2]):
             break
         box = Box(inner.x0 + x0, inner.y0 + y0, inner.x1 + x0, inner.y1 + y0)
     return box

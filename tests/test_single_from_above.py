@@ -54,6 +54,13 @@ def outcomes(recognizer: Recognizer, items, from_above: bool) -> Counter:
         recognizer.single_from_above = True
 
 
+def lurig_d20(values_file: Path) -> list:
+    """(image, truth) of type-lurig's D20 photos whose faces `values_file` holds (read by eye)."""
+    values = json.loads(values_file.read_text())["values"]
+    return [(cv2.imread(str(im.path)), {"die": "d20", "value": values[im.name]})
+            for im in load_set(LURIG) if im.name in values and im.dice[0].die == "d20"]
+
+
 @pytest.fixture(scope="module")
 def rendered_d20():
     rows = [json.loads(line) for line in (SINGLES / "labels.jsonl").read_text().splitlines()]
@@ -71,9 +78,7 @@ def test_rendered_d20_alone_are_read_far_more_often_and_no_cocked_one_valued(rec
 
 @pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
 def test_real_d20_photographed_alone_are_read_more_and_never_wrong(recognizer):
-    values = json.loads(VALUES.read_text())["values"]
-    items = [(cv2.imread(str(im.path)), {"die": "d20", "value": values[im.name]})
-             for im in load_set(LURIG) if im.name in values and im.dice[0].die == "d20"]
+    items = lurig_d20(VALUES)
     before, after = (outcomes(recognizer, items, above) for above in (False, True))
     # measured (reader v21, session 43): 33 -> 61 of 263 right, none wrong
     assert after["right"] >= before["right"] + 20
@@ -86,9 +91,7 @@ def test_real_d20_photographed_obliquely_are_not_given_the_face_toward_the_camer
     # their turntable runs: taken as from above, the face toward the camera is read in place of the
     # face up. Measured (reader v21, session 45): 2 of 149 right (a 15 at the far edge), none wrong;
     # a refused D20 read again at 0.94 where the lean look finds it flat from above gave 7 wrong
-    values = json.loads(OBLIQUE.read_text())["values"]
-    items = [(cv2.imread(str(im.path)), {"die": "d20", "value": values[im.name]})
-             for im in load_set(LURIG) if im.name in values]
+    items = lurig_d20(OBLIQUE)
     got = outcomes(recognizer, items, True)
     assert len(items) == 149
     assert got["wrong"] == 0

@@ -13,7 +13,8 @@
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
 # seen beyond 25 or cocked, the renders split by their replayed camera angles first; d20on: the
-# release's D20 look taught on so, at a third of the rate; UNSURE_SHARE, default 0.3, the no-face draws)
+# release's D20 look taught on so, at a third of the rate; nearon: the camera path's D20 look,
+# reader_near_d20.onnx, taught on so at a third of the rate; UNSURE_SHARE, default 0.3, the no-face draws)
 # at once, from the committed models, sharing the cores between their batch builders.
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
@@ -80,7 +81,15 @@ render() {
     local seconds=$1
     gl_setup
     mkdir -p work/dsynth
-    python3 -c "from reader.synth.textures import fonts; print(len(fonts()), 'numeral fonts')"
+    # fonts packed before their Debian packages were installed here travel as too few (session 46
+    # rendered with 8 of 20 so): stop before the renders, not after
+    local found
+    found=$(python3 -c "from reader.synth.textures import fonts; print(len(fonts()))")
+    echo "$found numeral fonts"
+    if [ "$found" -lt "${FONTS_MIN:-20}" ]; then
+        echo "renderer: $found numeral fonts travelled, not ${FONTS_MIN:-20}: install the font packages, pack .dev/fonts.tar.xz again (models/README.md), or FONTS_MIN=$found"
+        exit 1
+    fi
     # a GL context that will not start fails here in seconds, not in sixteen logs
     python3 -m reader.synth.bulk crops --out /tmp/gl-check --count 2 --seed 1 || { echo "renderer: no GL context"; exit 1; }
     # seeds from SEED0 (default 101) on, none of which the committed models saw
@@ -146,7 +155,7 @@ train() {
     local synth=() workers=$((14 / ${#looks[@]}))
     for d in work/dsynth/s*/; do synth+=(--synth "$d"); done
     local split=()
-    if [[ " ${looks[*]} " == *" d20split "* || " ${looks[*]} " == *" d20on "* ]]; then
+    if [[ " ${looks[*]} " == *" d20split "* || " ${looks[*]} " == *" d20on "* || " ${looks[*]} " == *" nearon "* ]]; then
         split_renders
         for d in work/dsplit/near-*/; do split+=(--synth "$d"); done
         for d in work/dsplit/steep-*/; do split+=(--unsure "$d"); done
@@ -172,7 +181,9 @@ train() {
             d20split) d20_seen d20split models/reader_top.onnx 6e-4 25 ;;
             # the release's D20 look (since reader v20, taught so) on the fresh renders (session 41)
             d20on) d20_seen d20on models/reader_top_d20.onnx 2e-4 26 ;;
-            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split, d20on)"; exit 2 ;;
+            # the camera path's D20 look (reader v18's reader_near_d20.onnx) taught on so (session 46)
+            nearon) d20_seen nearon models/reader_near_d20.onnx 2e-4 27 ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split, d20on, nearon)"; exit 2 ;;
         esac
     done
     wait

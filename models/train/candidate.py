@@ -12,7 +12,7 @@ set lets more wrong through and no more cocked dice are given a value; the table
 that does. Sessions 18-20 wrote this by hand as work-side scripts, once per session.
 
 Needs the calibration dice (`python -m models.train.calib_set`, work/reader.calib.npz) and
-../shared/realdata; `--sets` adds any labeled set (the still trays at 1280x720, work/lurig_faces, work/lurig_oblique).
+../shared/realdata; `--sets` adds any labeled set (the still trays at 1280x720, work/lurig_faces, work/lurig_oblique, work/lurig_d6).
 """
 
 from __future__ import annotations

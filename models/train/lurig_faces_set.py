@@ -3,6 +3,7 @@
     python -m models.train.lurig_faces_set --out work/lurig_faces
     dice-reader evaluate --all-images work/lurig_faces [--models DIR]
     python -m models.train.lurig_faces_set --values models/train/lurig_oblique_values.json --out work/lurig_oblique
+    python -m models.train.lurig_faces_set --values models/train/lurig_d6_values.json --out work/lurig_d6
 
 type-lurig gives die types only; models/train/lurig_values.json holds the faces of its D8, D10 and
 D20 photographed from above, read by eye (859 photos of dice from makers no tray set has). No
@@ -16,6 +17,11 @@ models/train/lurig_oblique_values.json holds the faces up of its D20 photographe
 off vertical (*_off-angle*, 149 photos of five dice, read by eye from their turntable runs): where
 a reader takes a photo as taken from above, it reads the face toward the camera instead, so this
 set tells whether a change reads real D20 photographed obliquely wrong (models/reader.md, "Session 45").
+
+models/train/lurig_d6_values.json holds the faces up of its 600 D6 (numeral D6 of one maker, from
+above, at 45 degrees, off-angle, on coloured cloths and on wood by a phone; read by eye from their
+runs): the first real D6 of another maker and other cameras with values here (models/reader.md,
+"Session 46"); tests/test_real_d6_photos.py reads them.
 """
 
 from __future__ import annotations

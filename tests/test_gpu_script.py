@@ -49,3 +49,16 @@ def test_each_render_folder_knows_the_scenes_to_replay_its_angles_from(name):
                          capture_output=True, text=True, check=True).stdout.strip()
     seed, _, mix = out.partition(":")
     assert seed == "301" and mix == expected[expected.index("--mix") + 1] and mix in MIXES
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("least,stops", [("0", False), ("999", True)], ids=["enough fonts", "too few fonts"])
+def test_the_render_step_stops_when_too_few_numeral_fonts_travelled(least, stops):
+    """Session 46's lease rendered with 8 fonts of 20 (packed before the font packages were installed)
+    and went on; the step must stop before its renders instead."""
+    run = subprocess.run(["bash", "-c", f'source "{GPU_SH}" && FONTS_MIN={least} fonts_check && echo went on'],
+                         capture_output=True, text=True)
+    assert (run.returncode != 0) == stops
+    assert ("went on" in run.stdout) != stops
+    if stops:
+        assert "numeral fonts travelled, not 999" in run.stdout

@@ -77,19 +77,25 @@ split_renders() {
     cat work/dsynth/*.split.log
 }
 
-render() {
-    local seconds=$1
-    gl_setup
-    mkdir -p work/dsynth
+fonts_check() {
     # fonts packed before their Debian packages were installed here travel as too few (session 46
     # rendered with 8 of 20 so): stop before the renders, not after
     local found
-    found=$(python3 -c "from reader.synth.textures import fonts; print(len(fonts()))")
+    found=$(python3 -c "from reader.synth.textures import fonts
+try: print(len(fonts()))
+except RuntimeError: print(0)")
     echo "$found numeral fonts"
     if [ "$found" -lt "${FONTS_MIN:-20}" ]; then
         echo "renderer: $found numeral fonts travelled, not ${FONTS_MIN:-20}: install the font packages, pack .dev/fonts.tar.xz again (models/README.md), or FONTS_MIN=$found"
         exit 1
     fi
+}
+
+render() {
+    local seconds=$1
+    gl_setup
+    mkdir -p work/dsynth
+    fonts_check
     # a GL context that will not start fails here in seconds, not in sixteen logs
     python3 -m reader.synth.bulk crops --out /tmp/gl-check --count 2 --seed 1 || { echo "renderer: no GL context"; exit 1; }
     # seeds from SEED0 (default 101) on, none of which the committed models saw

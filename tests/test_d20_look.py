@@ -8,20 +8,13 @@ absent.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from pathlib import Path
-
 import pytest
 
+from lurig_faces import FROM_ABOVE, LURIG, lurig_faces
 from reader.commands.evaluate import evaluate_images
 from reader.vision.evaluate import summarise
 from reader.vision.faces import FaceReader
-from reader.vision.realdata import load_set, realdata_root
 from reader.vision.recognizer import Recognizer
-
-VALUES = Path(__file__).resolve().parents[1] / "models" / "train" / "lurig_values.json"
-LURIG = realdata_root() / "type-lurig"
 
 pytestmark = pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
 
@@ -29,9 +22,7 @@ pytestmark = pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="
 @pytest.fixture(scope="module")
 def d20_faces():
     """type-lurig's D20 photos with a face read by eye, each labeled with that face."""
-    values = json.loads(VALUES.read_text())["values"]
-    return [dataclasses.replace(im, dice=(dataclasses.replace(im.dice[0], value=values[im.name]),))
-            for im in load_set(LURIG) if im.name in values and im.dice[0].die == "d20"]
+    return lurig_faces(FROM_ABOVE, "d20")
 
 
 def test_real_d20_seen_from_above_are_read_now_and_then_and_never_wrong(d20_faces):

@@ -20,10 +20,6 @@ MATTEO = realdata_root() / "desk-d6-matteo"
 pytestmark = pytest.mark.skipif(not (MATTEO / "labels.jsonl").is_file(), reason="../shared/realdata absent")
 
 
-def overlaps(a, b) -> bool:
-    return min(a.x1, b.x1) > max(a.x0, b.x0) and min(a.y1, b.y1) > max(a.y0, b.y0)
-
-
 def dice_read_twice(recognizer: Recognizer, images) -> list[str]:
     """A valued find matching no labeled die that overlaps a find matched to one: a die read twice.
     (A real die the labels left out matches none too, but lies apart from the labeled ones.)"""
@@ -33,7 +29,7 @@ def dice_read_twice(recognizer: Recognizer, images) -> list[str]:
         pairs = match(im.dice, readings)
         matched = [readings[ri] for li, ri in pairs if li is not None and ri is not None]
         for li, ri in pairs:
-            if li is None and readings[ri].value is not None and any(overlaps(readings[ri].box, m.box) for m in matched):
+            if li is None and readings[ri].value is not None and any(readings[ri].box.intersection(m.box) > 0 for m in matched):
                 twice.append(im.name)
     return twice
 

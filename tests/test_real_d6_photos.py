@@ -7,18 +7,14 @@ Skipped when ../shared/realdata is absent.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 import cv2
 import pytest
 
-from reader.vision.realdata import load_set, realdata_root
+from lurig_faces import D6, LURIG, lurig_faces
+from reader.vision.realdata import load_set
 from reader.vision.recognizer import Recognizer
-
-VALUES = Path(__file__).resolve().parents[1] / "models" / "train" / "lurig_d6_values.json"
-LURIG = realdata_root() / "type-lurig"
 
 pytestmark = pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
 
@@ -30,8 +26,7 @@ def recognizer():
 
 @pytest.fixture(scope="module")
 def photos():
-    values = json.loads(VALUES.read_text())["values"]
-    return [(im.name, im.path, values[im.name]) for im in load_set(LURIG) if im.name in values]
+    return [(im.name, im.path, im.dice[0].value) for im in lurig_faces(D6)]
 
 
 # (name, the group's file prefix, photos in it, right at least). Measured (reader v21, session 46):

@@ -20,14 +20,10 @@ from pathlib import Path
 import cv2
 import pytest
 
-from reader.vision.realdata import load_set, realdata_root
+from lurig_faces import FROM_ABOVE, LURIG, OBLIQUE, lurig_faces
 from reader.vision.recognizer import SINGLE_ABOVE, Recognizer
 
-ROOT = Path(__file__).resolve().parents[1]
-SINGLES = ROOT / "fixtures" / "single-d20"
-VALUES = ROOT / "models" / "train" / "lurig_values.json"
-OBLIQUE = ROOT / "models" / "train" / "lurig_oblique_values.json"
-LURIG = realdata_root() / "type-lurig"
+SINGLES = Path(__file__).resolve().parents[1] / "fixtures" / "single-d20"
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +52,8 @@ def outcomes(recognizer: Recognizer, items, from_above: bool) -> Counter:
 
 def lurig_d20(values_file: Path) -> list:
     """(image, truth) of type-lurig's D20 photos whose faces `values_file` holds (read by eye)."""
-    values = json.loads(values_file.read_text())["values"]
-    return [(cv2.imread(str(im.path)), {"die": "d20", "value": values[im.name]})
-            for im in load_set(LURIG) if im.name in values and im.dice[0].die == "d20"]
+    return [(cv2.imread(str(im.path)), {"die": "d20", "value": im.dice[0].value})
+            for im in lurig_faces(values_file, "d20")]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +73,7 @@ def test_rendered_d20_alone_are_read_far_more_often_and_no_cocked_one_valued(rec
 
 @pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
 def test_real_d20_photographed_alone_are_read_more_and_never_wrong(recognizer):
-    items = lurig_d20(VALUES)
+    items = lurig_d20(FROM_ABOVE)
     before, after = (outcomes(recognizer, items, above) for above in (False, True))
     # measured (reader v21, session 43): 33 -> 61 of 263 right, none wrong
     assert after["right"] >= before["right"] + 20

@@ -27,10 +27,9 @@ def dice_read_twice(recognizer: Recognizer, images) -> list[str]:
     for im in images:
         readings = recognizer.read_frame(cv2.imread(str(im.path)))
         pairs = match(im.dice, readings)
-        matched = [readings[ri] for li, ri in pairs if li is not None and ri is not None]
-        for li, ri in pairs:
-            if li is None and readings[ri].value is not None and any(readings[ri].box.intersection(m.box) > 0 for m in matched):
-                twice.append(im.name)
+        matched = [readings[ri].box for li, ri in pairs if li is not None and ri is not None]
+        unlabeled = [readings[ri] for li, ri in pairs if li is None and readings[ri].value is not None]
+        twice += [im.name for r in unlabeled if any(r.box.intersection(box) > 0 for box in matched)]
     return twice
 
 

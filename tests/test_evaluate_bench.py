@@ -65,20 +65,22 @@ def test_bench_prints_a_row_per_dice_count_and_peak_memory(capsys):
     assert rec.shapes == [(720, 1280, 3)] * 12  # (1 warm-up + 3 timed) x 3 rows
 
 
-@pytest.mark.parametrize("options, camera", [
-    pytest.param([], None, id="no camera: every die read as if from above"),
+@pytest.mark.parametrize("options, camera, guess", [
+    pytest.param([], None, "never", id="no camera: every die read as if from above, as the live loop reads"),
     pytest.param(["--camera-fov", "70", "--camera-tilt", "10", "--lean-look"],
-                 {"hfov": 70.0, "tilt": 10.0, "lean": True}, id="timed as watch reads with the lean look"),
-    pytest.param(["--guess-camera"], "guessed", id="timed as read --guess-camera reads"),
+                 {"hfov": 70.0, "tilt": 10.0, "lean": True}, "never", id="timed as watch reads with the lean look"),
+    pytest.param(["--guess-camera"], "guessed", "always", id="timed as read --guess-camera reads"),
+    pytest.param(["--guess-where-refused"], "guessed where refused", "where refused",
+                 id="timed as read reads by default"),
 ])
-def test_bench_reads_with_the_camera_it_is_told_of(capsys, options, camera):
+def test_bench_reads_with_the_camera_it_is_told_of(capsys, options, camera, guess):
     rec = CountingRecognizer()
     args = build_parser().parse_args(["bench", "--runs", "1", "--warmup", "0", "--source", "drawn",
                                       "--dice", "1", "--json", *options])
     assert bench.run(args, recognizer=rec) == 0
     assert json.loads(capsys.readouterr().out)["camera"] == camera
-    assert (rec.view.to_json() if rec.view is not None else None) == (camera if camera != "guessed" else None)
-    assert getattr(rec, "guess_view", False) == (camera == "guessed")
+    assert (rec.view.to_json() if rec.view is not None else None) == (camera if isinstance(camera, dict) else None)
+    assert rec.guess_view == guess
 
 
 def test_the_bench_cuts_its_dice_from_tray_frames_not_from_single_die_crops():

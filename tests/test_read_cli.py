@@ -24,6 +24,7 @@ class FixedRecognizer:
         self.calls = []
         self.guess = None  # what read_frame_guessing says of the camera
         self.assumed = None  # the set-up read_single_assumed says it assumed
+        self.view, self.guess_view = None, "never"  # read.run sets them
 
     def read_frame(self, bgr):
         assert bgr.ndim == 3 and bgr.shape[2] == 3 and bgr.dtype == np.uint8
@@ -36,9 +37,13 @@ class FixedRecognizer:
         self.calls.append(("single", bgr.shape))
         return self.single, self.assumed
 
-    def read_frame_guessing(self, bgr):
-        self.calls.append(("guessing", bgr.shape))
-        return list(self.frame), self.guess
+    def guessing(self):
+        return self.view is None and self.guess_view != "never"
+
+    def read_frame_guessing(self, bgr, where_refused=False):
+        readings = self.read_frame(bgr)  # checked, and failing, as a frame is
+        self.calls[-1] = ("guessing where refused" if where_refused else "guessing", bgr.shape)
+        return readings, self.guess
 
 
 FRAME = [
@@ -86,7 +91,7 @@ def test_jsonl_one_object_per_image_with_dice_and_ms(images, capsys):
                         "confidence": 0.97, "state": "flat"}
     assert first[1]["state"] == "cocked" and first[1]["value"] is None
     assert first[2]["state"] == "unreadable" and first[2]["reason"] == "glare"
-    assert [c[0] for c in rec.calls] == ["frame", "frame"]  # grey image decoded to 3 channels
+    assert [c[1][2] for c in rec.calls] == [3, 3]  # grey image decoded to 3 channels
 
 
 def test_single_reads_one_die_per_image(images, capsys):
@@ -159,7 +164,7 @@ def test_a_phone_photo_is_read_in_its_stored_pixels_not_turned_by_its_exif_tag(t
     assert turned.shape[:2] == (160, 120)  # the tag is one OpenCV obeys by default
     rec = FixedRecognizer(FRAME, SINGLE)
     assert run_read(["--jsonl", str(photo)], rec) == 0
-    assert rec.calls == [("frame", (120, 160, 3))]
+    assert [c[1] for c in rec.calls] == [(120, 160, 3)]
     assert jsonl(capsys.readouterr().out)[0]["dice"][0]["box"] == [10.0, 10.0, 60.0, 60.0]
 
 
@@ -208,7 +213,11 @@ def test_a_guessed_camera_is_said_with_the_readings(guess, camera, images, capsy
     assert out["camera"] == camera
     assert [d["value"] for d in out["dice"]] == [17, None, None]
     assert rec.calls == [("guessing", (120, 160, 3))]
-    run_read(["--jsonl", images["good"]], rec)  # not asked: no guess, and no word of a camera
+    # by default guessed only where the frame leaves a die refused, and said only where it was guessed
+    run_read(["--jsonl", images["good"]], rec)
+    assert jsonl(capsys.readouterr().out)[0].get("camera") == (camera if guess else None)
+    assert rec.calls[-1][0] == "guessing where refused"
+    run_read(["--jsonl", "--no-guess-camera", images["good"]], rec)  # never: no guess, no word of a camera
     assert "camera" not in jsonl(capsys.readouterr().out)[0] and rec.calls[-1][0] == "frame"
 
 

@@ -30,6 +30,9 @@ STILLS = ROOT / "fixtures" / "stills"
 # end-to-end 27.7% (v9 26.7%), accepted-but-wrong 0.48%. Far from the 99% end-to-end target: these
 # floors guard against a regression, they do not claim the target is met.
 FLOOR = {"found": 0.92, "type": 0.85, "end_to_end": 0.26, "accepted_wrong": 0.005}
+# Stills whose every die is given a value read as if from above (measured, reader v21: 14 of 300; one
+# of them reads otherwise when its camera is guessed all the same)
+AT_ONCE = 12
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +41,13 @@ def recognizer():
 
 
 @pytest.fixture(scope="module")
-def stills_score(recognizer):
-    return summarise("stills", evaluate_images(load_set(STILLS), recognizer))
+def stills_results(recognizer):
+    return evaluate_images(load_set(STILLS), recognizer)
+
+
+@pytest.fixture(scope="module")
+def stills_score(stills_results):
+    return summarise("stills", stills_results)
 
 
 def test_models_are_committed_with_their_metadata(recognizer):
@@ -129,22 +137,48 @@ def test_with_the_camera_known_each_look_reads_more_numeral_dice_and_no_more_wro
     assert full.cocked_given_value == 0
 
 
-@pytest.fixture(scope="module")
-def guessed_score(recognizer):
-    """The stills read with each frame's camera guessed from its dice (evaluate --guess-camera)."""
-    recognizer.guess_view = True
+def read_guessing(recognizer, mode):
+    recognizer.guess_view = mode
     try:
-        return summarise("stills", evaluate_images(load_set(STILLS), recognizer))
+        return evaluate_images(load_set(STILLS), recognizer)
     finally:
-        recognizer.guess_view = False
+        recognizer.guess_view = "never"
 
 
-def test_a_camera_guessed_from_the_dice_reads_more_and_values_fewer_cocked_dice(stills_score, guessed_score):
-    # measured (reader v21, session 42): right 411 -> 458 of 1,453, accepted wrong 3 -> 3, cocked dice
-    # given a value 6 -> 2; with each frame's own camera 459 / 2 / 0
-    assert guessed_score.right >= stills_score.right + 30
-    assert guessed_score.accepted_wrong <= stills_score.accepted_wrong
-    assert guessed_score.cocked_given_value < stills_score.cocked_given_value
+@pytest.fixture(scope="module")
+def guessed_always(recognizer):
+    """The stills read with each frame's camera guessed from its dice (evaluate --guess-camera)."""
+    return read_guessing(recognizer, "always")
+
+
+@pytest.fixture(scope="module")
+def guessed_where_refused(recognizer):
+    """The same, only where the frame read as if from above leaves a die refused (read and evaluate
+    by default)."""
+    return read_guessing(recognizer, "where refused")
+
+
+@pytest.mark.parametrize("guessed", ["guessed_always", "guessed_where_refused"])
+def test_a_camera_guessed_from_the_dice_reads_more_and_values_fewer_cocked_dice(stills_score, guessed, request):
+    # measured (reader v21, session 47): right 411 -> 457 always, 450 where refused (a D6 keeps a value only
+    # where both readings give it), of 1,453; accepted wrong 3 -> 1, cocked dice given a value 6 -> 3 both
+    # ways; with each frame's own camera 459 / 2 / 0
+    score = summarise("stills", request.getfixturevalue(guessed))
+    assert score.right >= stills_score.right + 30
+    assert score.accepted_wrong <= stills_score.accepted_wrong
+    assert score.cocked_given_value < stills_score.cocked_given_value
+
+
+def test_a_frame_read_at_once_is_not_read_again_under_a_guessed_camera(stills_results, guessed_where_refused):
+    # a frame whose every die (D4 aside) is given a value without a camera keeps that reading, as real
+    # trays' frames mostly do (a webcam's 257 right stay 257, where guessing always reads 253)
+    at_once = 0
+    for plain, again in zip(stills_results, guessed_where_refused):
+        readings = [d.reading for d in plain.dice if d.reading is not None]
+        if readings and all(r.value is not None for r in readings if r.die != "d4"):
+            at_once += 1
+            assert again.dice == plain.dice, plain.image
+    assert at_once >= AT_ONCE
 
 
 def test_rendered_stills_are_found_and_read(stills_score):

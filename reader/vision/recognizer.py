@@ -23,8 +23,9 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
-from reader.vision import wider
-from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
+from reader.vision import reread, wider
+from reader.vision.camera_guess import (GUESS_ALWAYS, GUESS_MODES, GUESS_NEVER, GUESS_WHERE_REFUSED, CameraEvidence,
+                                        CameraGuess, guess_camera)
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -96,9 +97,9 @@ class Recognizer:
         # with the lean look, the reader with the lean thresholds' own second looks in place
         # (LeanThresholds.looks); None: the same reader as without
         self.lean_faces = lean_faces
-        # with no camera described, read each frame with the set-up its dice suggest
-        # (reader.vision.camera_guess; it needs the lean look); False: read as if seen from above
-        self.guess_view = False
+        # with no camera described, when to read a frame with the set-up its dice suggest (GUESS_MODES;
+        # reader.vision.camera_guess; it needs the lean look); never: read as if seen from above
+        self.guess_view = GUESS_NEVER
         # with no camera described, a single die refused is read again as seen from straight above
         # (SINGLE_ABOVE, read_single; it needs the lean look); False: read once, as in a frame
         self.single_from_above = True
@@ -151,9 +152,18 @@ class Recognizer:
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
-        if self.guess_view and self.view is None:
-            return self.read_frame_guessing(image)[0]
+        if self.guessing():
+            return self.read_frame_guessing(image, where_refused=self.guess_view == GUESS_WHERE_REFUSED)[0]
         return self._read_frame(image)
+
+    def guessing(self) -> bool:
+        """Whether read_frame guesses the camera: asked to, none described, and the lean look there
+        (a models folder without it reads as if from above where guessing is only a default)."""
+        if self.view is not None or self.guess_view == GUESS_NEVER:
+            return False
+        if self.guess_view not in GUESS_MODES:
+            raise DiceReaderError(f"guess_view is one of {', '.join(GUESS_MODES)}, not {self.guess_view!r}")
+        return self.lean is not None or self.guess_view == GUESS_ALWAYS
 
     def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None) -> list[DieReading]:
         """read_frame with the camera this reader has (or none); `found_as_is`: the detector's finds
@@ -183,21 +193,25 @@ class Recognizer:
         readings.sort(key=_reading_order)
         return readings
 
-    def read_frame_guessing(self, image: np.ndarray, evidence: CameraEvidence | None = None
-                            ) -> tuple[list[DieReading], CameraGuess | None]:
+    def read_frame_guessing(self, image: np.ndarray, evidence: CameraEvidence | None = None,
+                            where_refused: bool = False) -> tuple[list[DieReading], CameraGuess | None]:
         """The frame read as if seen from above, the camera guessed from those dice, and the frame read
         again with it (reader.vision.camera_guess); the readings and the guess, None where the dice
         are too few to tell (its readings are then the first). `evidence`: what earlier frames of the
         same camera said of it, this frame's dice added to it and the guess made from all of them
-        (the live loop's rolls); None: this frame alone."""
+        (the live loop's rolls); None: this frame alone. `where_refused`: where the first reading
+        values every die (a D4 is never valued), it is kept and nothing guessed; elsewhere a D6 keeps
+        a value only where both readings give it (reader.vision.reread)."""
         if self.lean is None:
             raise DiceReaderError("guessing the camera needs the lean look (models/reader_lean.onnx)")
         image = self._check(image)
         plain = copy.copy(self)  # a copy: a reader may be shared
-        plain.guess_view, plain.view = False, None
+        plain.guess_view, plain.view = GUESS_NEVER, None
         finds = self.detector.find(image)  # found once, read twice
         found = plain._read_frame(image, finds)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
+        if where_refused and all(r.value is not None for r in found if r.die != "d4"):
+            return found, None
         def p_leaning(views):
             return self.lean.p_leaning_under(image, boxes, views)
 
@@ -210,7 +224,8 @@ class Recognizer:
         if guess is None:
             return found, None
         plain.view = guess.view
-        return plain._read_frame(image, finds), guess
+        again = plain._read_frame(image, finds)
+        return (reread.kept(found, again) if where_refused else again), guess
 
     def _upright(self, image: np.ndarray) -> tuple[int, "Recognizer"]:
         """(k, reader): the frame turned k quarter turns counterclockwise is read by `reader`, whose

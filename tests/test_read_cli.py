@@ -219,6 +219,9 @@ def test_a_guessed_camera_is_said_with_the_readings(guess, camera, images, capsy
     assert rec.calls[-1][0] == "guessing where refused"
     run_read(["--jsonl", "--no-guess-camera", images["good"]], rec)  # never: no guess, no word of a camera
     assert "camera" not in jsonl(capsys.readouterr().out)[0] and rec.calls[-1][0] == "frame"
+    run_read([images["good"]], rec)  # the line of text says it too
+    said = "(read with the camera 75 deg wide, tilted 20 toward the right, lean look guessed from the dice)"
+    assert (said in capsys.readouterr().out) == bool(guess)
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -95,8 +95,13 @@ def describe(result: dict) -> str:
             parts.append(f"{d['die']} unreadable ({d.get('reason', '?')})")
     n = len(result["dice"])
     dice = "; ".join(parts) if parts else "no dice"
-    if (result.get("camera") or {}).get("assumed"):
+    camera = result.get("camera") or {}
+    if camera.get("assumed"):
         dice += " (read as if photographed from straight above)"
+    elif camera.get("guessed"):  # the frame read again with the set-up its dice suggest
+        from reader.vision.viewing import CameraView
+
+        dice += f" (read with the {CameraView.from_json(camera['guessed']).describe()} guessed from the dice)"
     return f"{result['image']}: {n} {'die' if n == 1 else 'dice'} in {result['ms']:.1f} ms: {dice}"
 
 

@@ -4,10 +4,8 @@ The reader is scored on cameras nobody here has; this prints, for each set's hol
 image of a set the models never train on), end-to-end and accepted-but-wrong as photographed, then
 in low light, tungsten light, monochrome, JPEG quality 25, out of focus, from a camera 3x
 closer, and from one with 3x the pixels 3x farther away (reader.vision.other_cameras). The variants are written to a temporary folder and deleted.
-Read as `read` reads by default (the camera guessed where a frame leaves a die refused) unless --guess
-says otherwise.
 
-Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess never|"where refused"|always]
+Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera]
      (default sets: tray-d6-nell tray-mixed-bartek, from ../shared/realdata)
 """
 
@@ -24,7 +22,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
-from reader.vision.camera_guess import GUESS_MODES, GUESS_WHERE_REFUSED  # noqa: E402
 from reader.vision.evaluate import summarise  # noqa: E402
 from reader.vision.other_cameras import VARIANTS, close_up, far_away  # noqa: E402
 from reader.vision.realdata import TRAINABLE, load_set, write_set  # noqa: E402
@@ -55,12 +52,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="*", default=["tray-d6-nell", "tray-mixed-bartek"])
     ap.add_argument("--models", default=None, help="folder of the ONNX models (default: models/)")
-    ap.add_argument("--guess", choices=GUESS_MODES, default=GUESS_WHERE_REFUSED,
-                    help="when a frame's camera is guessed from its dice (default: as `read` reads, where "
-                         "the frame leaves a die refused; never: as the live loop reads)")
+    ap.add_argument("--guess-camera", action="store_true",
+                    help="as `read --guess-camera` reads: the camera guessed from the dice of a frame that "
+                         "leaves a die refused")
     args = ap.parse_args(argv)
     recognizer = Recognizer.load(args.models)
-    recognizer.guess_view = args.guess
+    recognizer.guess_view = args.guess_camera
     print(f"{'set':22s} {'camera':16s} {'images':>6s} {'dice':>5s} {'end-to-end':>10s} {'wrong':>11s} {'false det':>9s}")
     for spec in args.sets:
         folder = resolve_set(spec)

@@ -24,7 +24,7 @@ class FixedRecognizer:
         self.calls = []
         self.guess = None  # what read_frame_guessing says of the camera
         self.assumed = None  # the set-up read_single_assumed says it assumed
-        self.view, self.guess_view = None, "never"  # read.run sets them
+        self.view, self.guess_view = None, False  # read.run sets them
 
     def read_frame(self, bgr):
         assert bgr.ndim == 3 and bgr.shape[2] == 3 and bgr.dtype == np.uint8
@@ -38,7 +38,7 @@ class FixedRecognizer:
         return self.single, self.assumed
 
     def guessing(self):
-        return self.view is None and self.guess_view != "never"
+        return self.guess_view and self.view is None
 
     def read_frame_guessing(self, bgr, where_refused=False):
         readings = self.read_frame(bgr)  # checked, and failing, as a frame is
@@ -197,7 +197,7 @@ def test_the_camera_set_up_reaches_the_recognizer(images, capsys):
 GUESS_CASES = {
     "a set-up guessed from the dice": ("leaning", {"guessed": {"hfov": 75.0, "tilt": 20.0, "toward": 90.0,
                                                                "lean": True}}),
-    "too few dice to guess": (None, {"guessed": None}),
+    "no guess: every die read at once, or too few dice": (None, None),
 }
 
 
@@ -210,18 +210,14 @@ def test_a_guessed_camera_is_said_with_the_readings(guess, camera, images, capsy
     rec.guess = CameraGuess(CameraView(75.0, 20.0, True, 90.0), 3.2) if guess else None
     assert run_read(["--jsonl", "--guess-camera", images["good"]], rec) == 0
     (out,) = jsonl(capsys.readouterr().out)
-    assert out["camera"] == camera
+    assert out.get("camera") == camera
     assert [d["value"] for d in out["dice"]] == [17, None, None]
-    assert rec.calls == [("guessing", (120, 160, 3))]
-    # by default guessed only where the frame leaves a die refused, and said only where it was guessed
-    run_read(["--jsonl", images["good"]], rec)
-    assert jsonl(capsys.readouterr().out)[0].get("camera") == (camera if guess else None)
-    assert rec.calls[-1][0] == "guessing where refused"
-    run_read(["--jsonl", "--no-guess-camera", images["good"]], rec)  # never: no guess, no word of a camera
-    assert "camera" not in jsonl(capsys.readouterr().out)[0] and rec.calls[-1][0] == "frame"
-    run_read([images["good"]], rec)  # the line of text says it too
+    assert rec.calls == [("guessing where refused", (120, 160, 3))]
+    run_read(["--guess-camera", images["good"]], rec)  # the line of text says it too
     said = "(read with the camera 75 deg wide, tilted 20 toward the right, lean look guessed from the dice)"
     assert (said in capsys.readouterr().out) == bool(guess)
+    run_read(["--jsonl", images["good"]], rec)  # not asked: no guess, and no word of a camera
+    assert "camera" not in jsonl(capsys.readouterr().out)[0] and rec.calls[-1][0] == "frame"
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -43,15 +43,9 @@ def add_arguments(p) -> None:
     # timed as `watch` reads: with a described camera and the lean look, each die given a value
     # takes one more pass (and the reader's state check is not asked)
     view_args.add_arguments(p)
-    # timed as the live loop reads (watch, serve): no camera guessed, the 50 ms target's reading
-    guess = p.add_mutually_exclusive_group()
-    guess.add_argument("--guess-camera", action="store_true",
-                       help="timed as `read --guess-camera` reads: each frame read twice and the lean look "
-                            "asked under 87 set-ups")
-    guess.add_argument("--guess-where-refused", action="store_true",
-                       help="timed as `read` reads by default: a frame that leaves a die refused read again "
-                            "with its camera guessed (the bench's rendered dice are refused often)")
-
+    # timed as `read --guess-camera` reads: a frame that leaves a die refused read again, the lean look
+    # asked under 87 set-ups
+    view_args.add_guess_argument(p)
 
 # --- die images ---------------------------------------------------------------------------------
 
@@ -301,7 +295,6 @@ def time_frames(recognizer, frames, runs: int, warmup: int):
 def run(args, recognizer=None) -> int:
     import numpy as np
 
-    from reader.vision.camera_guess import GUESS_ALWAYS, GUESS_NEVER, GUESS_WHERE_REFUSED
     from reader.vision.evaluate import percentile
 
     try:
@@ -311,14 +304,7 @@ def run(args, recognizer=None) -> int:
     if args.runs < 1 or args.warmup < 0 or not counts:
         raise DiceReaderError("--runs must be at least 1, --warmup at least 0, --dice not empty")
     view = view_args.view_from_args(args)
-    GUESSED_AS = {GUESS_NEVER: None, GUESS_ALWAYS: "guessed", GUESS_WHERE_REFUSED: "guessed where refused"}
-    guess = GUESS_NEVER
-    if view_args.guess_from_args(args):
-        guess = GUESS_ALWAYS
-    elif args.guess_where_refused:
-        if view is not None:
-            raise DiceReaderError("give --camera-fov or --guess-where-refused, not both")
-        guess = GUESS_WHERE_REFUSED
+    guess = view_args.guess_from_args(args)
     rng = np.random.default_rng(args.seed)
     where, crops = die_images(args.source, rng=rng)
     rss_start = peak_rss_mb()
@@ -340,7 +326,7 @@ def run(args, recognizer=None) -> int:
                      "found_mean": sum(found) / len(found)})
     result = {
         "frame": f"{FRAME_W}x{FRAME_H}", "dice_from": where, "cpus": os.cpu_count(),
-        "camera": view.to_json() if view is not None else GUESSED_AS[guess],
+        "camera": view.to_json() if view is not None else ("guessed where refused" if guess else None),
         "load_ms": load_ms, "rss_before_models_mb": rss_start, "rss_after_load_mb": rss_loaded,
         "peak_rss_mb": peak_rss_mb(), "rows": rows,
     }
@@ -350,7 +336,7 @@ def run(args, recognizer=None) -> int:
     print(f"frames {FRAME_W}x{FRAME_H}, dice from {where}, {os.cpu_count()} CPUs, "
           f"{args.warmup} warm-up + {args.runs} timed frames per row; models loaded in "
           f"{load_ms:.0f} ms" + (f"; {view.describe()}" if view is not None else "")
-          + ("" if guess == GUESS_NEVER else f"; the camera {GUESSED_AS[guess]} from each frame's dice"))
+          + ("; the camera guessed from the dice of each frame that leaves a die refused" if guess else ""))
     print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'found/frame':>11}")
     for r in rows:
         print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  "

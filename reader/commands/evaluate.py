@@ -204,7 +204,6 @@ def write_sheet(results, out: Path, title: str) -> Path | None:
 
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
-    from reader.vision.camera_guess import GUESS_ALWAYS, GUESS_NEVER
     from reader.vision.evaluate import summarise
     from reader.vision.report import format_details, format_table
     from reader.vision.realdata import TRAINABLE, load_set
@@ -215,8 +214,7 @@ def run(args, recognizer=None) -> int:
         raise DiceReaderError("give --camera-fov or --truth-cameras, not both")
     if args.truth_cameras and args.guess_camera:
         raise DiceReaderError("give --guess-camera or --truth-cameras, not both")
-    # each image's own camera (--truth-cameras) leaves nothing to guess
-    guess = GUESS_NEVER if args.truth_cameras else view_args.guess_mode_from_args(args)
+    guess = view_args.guess_from_args(args)
     # one camera for every image, as a tray camera is described
     fixed = None if args.truth_cameras else view_args.view_from_args(args)
     folders = [resolve_set(s) for s in args.sets]  # fail on a bad name before loading models
@@ -237,10 +235,8 @@ def run(args, recognizer=None) -> int:
         views = None
         if fixed is not None:
             label += f" ({fixed.describe()})"
-        if guess == GUESS_ALWAYS:
-            label += " (cameras guessed)"
-        elif guess == GUESS_NEVER and fixed is None and not args.truth_cameras:
-            label += " (no camera guessed)"
+        if guess:
+            label += " (cameras guessed where a die is refused)"
         if args.truth_cameras:
             views = {str(folder / f): v for f, v in truth[folder].items()}
             label += " (cameras known, lean look)" if args.lean_look else " (cameras known)"

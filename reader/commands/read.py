@@ -61,13 +61,10 @@ def read_one(recognizer, path: str, single: bool) -> dict:
             reading, assumed = recognizer.read_single_assumed(image)
             readings = [reading]
             camera = {"assumed": assumed.to_json()} if assumed is not None else None
-        elif recognizer.guessing():  # run() set when; a described camera (view) excludes it
-            from reader.vision.camera_guess import GUESS_ALWAYS
-
-            always = recognizer.guess_view == GUESS_ALWAYS
-            readings, guess = recognizer.read_frame_guessing(image, where_refused=not always)
-            if always or guess is not None:  # guessed only where refused: said only where it was
-                camera = {"guessed": guess and guess.view.to_json()}
+        elif recognizer.guessing():  # run() set it; a described camera (view) excludes it
+            readings, guess = recognizer.read_frame_guessing(image, where_refused=True)
+            if guess is not None:  # guessed where the frame left a die refused: said where it was
+                camera = {"guessed": guess.view.to_json()}
         else:
             readings = list(recognizer.read_frame(image))
     except (ImageError, DiceReaderError) as exc:
@@ -76,7 +73,7 @@ def read_one(recognizer, path: str, single: bool) -> dict:
         return {"image": path, "error": f"recognizer failed: {type(exc).__name__}: {exc}"}
     ms = (time.perf_counter() - t0) * 1000
     out = {"image": path, "dice": [r.to_json() for r in readings], "ms": round(ms, 2)}
-    if camera is not None:  # the set-up guessed (with --guess-camera null for none) or assumed (--single)
+    if camera is not None:  # the set-up guessed (--guess-camera) or assumed (--single)
         out["camera"] = camera
     return out
 
@@ -108,7 +105,7 @@ def describe(result: dict) -> str:
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
     view = view_args.view_from_args(args)  # a bad set-up is refused before the models load
-    guess = view_args.guess_mode_from_args(args)
+    guess = view_args.guess_from_args(args)
     rec = recognizer if recognizer is not None else load_recognizer(args.models)
     rec.view = view
     rec.guess_view = guess

@@ -48,10 +48,10 @@ def add_arguments(p) -> None:
 
 
 def add_guess_argument(p, rolls: bool = False) -> None:
-    """--guess-camera: for the commands that read independent frames (read, evaluate, bench), each
-    frame's set-up guessed from its own dice, and --no-guess-camera, never (by default only for a frame
-    that leaves a die refused); with `rolls` (watch, serve), from the dice of every roll so far
-    (reader.guessed_camera), each roll's manifest recording the set-up it was read with."""
+    """--guess-camera: for the commands that read independent frames (read, evaluate, bench), a
+    frame's set-up guessed from its own dice where it leaves a die refused; with `rolls` (watch, serve),
+    from the dice of every roll so far (reader.guessed_camera), each roll's manifest recording the set-up
+    it was read with."""
     if rolls:
         p.add_argument("--guess-camera", action="store_true",
                        help="no camera described: guess its set-up from the dice of every roll so far (the one "
@@ -60,32 +60,15 @@ def add_guess_argument(p, rolls: bool = False) -> None:
                             "set-up, so replay reads it again so. A camera lost starts the guess again. A measured "
                             "set-up (`dice-reader camera`) is better")
         return
-    guess = p.add_mutually_exclusive_group()
-    guess.add_argument("--guess-camera", action="store_true",
-                       help="no camera described: guess every frame's set-up from its dice (three or more: "
-                            "the one under which the lean look finds them likeliest to lie flat) and read the "
-                            "frame with it and the lean look (reader.vision.camera_guess). By default this is "
-                            "done only for a frame that, read as if seen from above, leaves a die refused, a "
-                            "D6 then keeping a value only where both readings give it (reader.vision.reread): "
-                            "the installed camera's 1280x720 renders read 904 of 1,444 dice right where 761 "
-                            "are read without a camera (909 guessing always, 914 with each frame's own), and "
-                            "real trays' frames read at once stay as read. A measured set-up "
-                            "(`dice-reader camera`) is better")
-    guess.add_argument("--no-guess-camera", action="store_true",
-                       help="read every frame as if seen from straight above, never guessing the camera "
-                            "(as the live loop reads without --guess-camera)")
-
-
-def guess_mode_from_args(args) -> str:
-    """read, evaluate and bench: when to guess a frame's camera (reader.vision.camera_guess.GUESS_MODES);
-    a described camera leaves nothing to guess, and asking to guess it all the same is refused."""
-    from reader.vision.camera_guess import GUESS_ALWAYS, GUESS_NEVER, GUESS_WHERE_REFUSED
-
-    if guess_from_args(args):
-        return GUESS_ALWAYS
-    if getattr(args, "no_guess_camera", False) or args.camera_fov is not None:
-        return GUESS_NEVER
-    return GUESS_WHERE_REFUSED
+    p.add_argument("--guess-camera", action="store_true",
+                   help="no camera described: where a frame read as if seen from above leaves a die refused, "
+                        "guess its set-up from its dice (three or more: the one under which the lean look finds "
+                        "them likeliest to lie flat) and read it again with it and the lean look "
+                        "(reader.vision.camera_guess), a D6 keeping a value only where both readings give it "
+                        "(reader.vision.reread). On the installed camera's 1280x720 renders 761 of 1,444 dice "
+                        "read right become 904 (914 with each frame's own camera); on real trays no more are "
+                        "read and a few more are refused (nell and bartek with real D20 pasted in: 911 -> 896). "
+                        "A measured set-up (`dice-reader camera`) is better")
 
 
 def guess_from_args(args) -> bool:

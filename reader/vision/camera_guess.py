@@ -25,8 +25,11 @@ rendered scenes of seeds 55 and 56 (960x540; PRIOR and MARGIN were not chosen on
 desk-d6-matteo's oblique webcam 257 / 1 -> 253 / 1. The frame is read twice and the lean look asked
 under every set-up: 223 ms a 1280x720 frame where 35 (installed stills, 6 dice a frame); since session
 43 each die's crop is turned to the nearest 10 degrees and run once a turn, the look's head told each
-set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. `read`
-and `evaluate` guess a frame's camera from its own dice where the frame leaves a die refused (GUESS_MODES).
+set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read within a few. `read
+--guess-camera` and `evaluate --guess-camera` guess a frame's camera from its own dice where the frame,
+read as if from above, leaves a die refused, a D6 then keeping a value only where both readings give it
+(reader.vision.reread; session 47). Not by default: on real trays the reading under a guessed camera
+reads no more dice and refuses a few more (nell and bartek with real D20 pasted in: 911 -> 896 right).
 
 Several frames of one camera (the live loop's rolls, reader.guessed_camera) add their dice's
 evidence up (CameraEvidence): a banish roll is one die. A camera can be bumped without ever being
@@ -56,15 +59,6 @@ MARGIN = 1.0                       # nats a leaning set-up must win by over stra
 MIN_DICE = 3
 MOVED = 3.0                        # nats the last frames gain told apart from the older ones: the camera moved
 RECENT = 6                         # frames: how far back a move is looked for
-
-# With no camera described, when a tray frame's camera is guessed from its dice (Recognizer.read_frame_guessing):
-# never (the live loop's reading, which its own --guess-camera pools over rolls), always, or only where
-# the frame read as if seen from above leaves a die refused (`read` and `evaluate` by default; a D6 then
-# keeps a value only where both readings give it, reader.vision.reread). Where refused, the 1280x720
-# stills read 594 -> 686 right, 8 -> 3 wrong, 10 -> 6 cocked dice valued; real trays' frames read at
-# once keep that reading (matteo's webcam 257 right, guessed always 253; models/reader.md, "Session 47").
-GUESS_NEVER, GUESS_WHERE_REFUSED, GUESS_ALWAYS = "never", "where refused", "always"
-GUESS_MODES = (GUESS_NEVER, GUESS_WHERE_REFUSED, GUESS_ALWAYS)
 
 
 def set_ups(fields: Sequence[float] = FIELDS, tilts: Sequence[float] = TILTS,

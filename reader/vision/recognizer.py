@@ -24,8 +24,7 @@ import numpy as np
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision import reread, wider
-from reader.vision.camera_guess import (GUESS_ALWAYS, GUESS_MODES, GUESS_NEVER, GUESS_WHERE_REFUSED, CameraEvidence,
-                                        CameraGuess, guess_camera)
+from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
@@ -97,9 +96,9 @@ class Recognizer:
         # with the lean look, the reader with the lean thresholds' own second looks in place
         # (LeanThresholds.looks); None: the same reader as without
         self.lean_faces = lean_faces
-        # with no camera described, when to read a frame with the set-up its dice suggest (GUESS_MODES;
-        # reader.vision.camera_guess; it needs the lean look); never: read as if seen from above
-        self.guess_view = GUESS_NEVER
+        # with no camera described, a frame that leaves a die refused is read again with the set-up its
+        # dice suggest (read_frame_guessing; it needs the lean look); False: read as if seen from above
+        self.guess_view = False
         # with no camera described, a single die refused is read again as seen from straight above
         # (SINGLE_ABOVE, read_single; it needs the lean look); False: read once, as in a frame
         self.single_from_above = True
@@ -153,17 +152,12 @@ class Recognizer:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
         if self.guessing():
-            return self.read_frame_guessing(image, where_refused=self.guess_view == GUESS_WHERE_REFUSED)[0]
+            return self.read_frame_guessing(image, where_refused=True)[0]
         return self._read_frame(image)
 
     def guessing(self) -> bool:
-        """Whether read_frame guesses the camera: asked to, none described, and the lean look there
-        (a models folder without it reads as if from above where guessing is only a default)."""
-        if self.view is not None or self.guess_view == GUESS_NEVER:
-            return False
-        if self.guess_view not in GUESS_MODES:
-            raise DiceReaderError(f"guess_view is one of {', '.join(GUESS_MODES)}, not {self.guess_view!r}")
-        return self.lean is not None or self.guess_view == GUESS_ALWAYS
+        """Whether read_frame guesses the camera: asked to, and none described."""
+        return bool(self.guess_view) and self.view is None
 
     def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None) -> list[DieReading]:
         """read_frame with the camera this reader has (or none); `found_as_is`: the detector's finds
@@ -206,7 +200,7 @@ class Recognizer:
             raise DiceReaderError("guessing the camera needs the lean look (models/reader_lean.onnx)")
         image = self._check(image)
         plain = copy.copy(self)  # a copy: a reader may be shared
-        plain.guess_view, plain.view = GUESS_NEVER, None
+        plain.guess_view, plain.view = False, None
         finds = self.detector.find(image)  # found once, read twice
         found = plain._read_frame(image, finds)
         boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4

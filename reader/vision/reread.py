@@ -1,10 +1,11 @@
 """Which reading a die keeps when a frame left a die refused is read again under a guessed camera.
 
-Why: `read` and `evaluate` read a frame as if seen from above, and only where that leaves a die
-refused guess the camera from the frame's dice and read it again (reader.vision.camera_guess,
-Recognizer.read_frame_guessing). Read so, the numeral dice gain most: a D20 seen from above takes the
-camera path's look and threshold, and a die seen obliquely is judged by the lean look, not taken for
-cocked (renders: the 1280x720 stills' right readings 594 -> 699, wrong 8 -> 3). A D6 gains little and
+Why: `read --guess-camera` and `evaluate --guess-camera` read a frame as if seen from above, and only
+where that leaves a die refused guess the camera from the frame's dice and read it again
+(reader.vision.camera_guess, Recognizer.read_frame_guessing). Read so, the numeral dice gain most on
+the renders: a D20 seen from above takes the camera path's look and threshold, and a die seen
+obliquely is judged by the lean look, not taken for cocked (the 1280x720 stills' right readings
+594 -> 699, wrong 8 -> 3). A D6 gains little and
 loses a guard: under a camera the lean look stands in for the reader's state check, whose doubt is
 what refused two of nell's blue D6 showing 5, read 6 once JPEG had blurred their red pips (the
 camera's reading took them at 0.86 and 0.91). So a die either reading takes for a D6 keeps a value

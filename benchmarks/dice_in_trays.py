@@ -1,0 +1,82 @@
+"""Real D20 in real trays, by pasting: crops-fickett's D20 photos pasted into nell's and bartek's trays.
+
+No labeled real tray here holds a D20, and the reader is scored on D20 in trays. This pastes two of
+crops-fickett's real D20 (evaluation only, never trained on) into each holdout frame of
+tray-d6-nell and tray-mixed-bartek, beside the tray's own dice and at 1.25 times their size
+(reader.vision.pasted), and prints end-to-end and accepted-but-wrong by die, read as `read` reads and
+as `read --guess-camera` reads. The frames are written to a temporary folder and deleted; the same
+seed pastes the same photos in the same places.
+
+Run: python3 benchmarks/dice_in_trays.py [--seed N] [--models DIR] [--keep DIR]
+     (needs ../shared/realdata; measured in models/reader.md, "Session 47")
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
+from reader.vision.evaluate import summarise  # noqa: E402
+from reader.vision.pasted import paste_die  # noqa: E402
+from reader.vision.realdata import load_set, write_set  # noqa: E402
+from reader.vision.recognizer import Recognizer  # noqa: E402
+
+TRAYS = ("tray-d6-nell", "tray-mixed-bartek")
+PASTED_PER_FRAME = 2
+
+
+def write_frames(out: Path, seed: int) -> int:
+    """The trays' holdout frames with real D20 pasted in, as a labeled set in `out`; the D20 pasted."""
+    rng = random.Random(seed)
+    photos = [im for im in load_set(resolve_set("crops-fickett")) if im.dice[0].die == "d20"]
+    rng.shuffle(photos)
+    frames, pasted = [], 0
+    for tray in TRAYS:
+        for im in (i for i in load_set(resolve_set(tray)) if i.holdout):
+            img, dice = cv2.imread(str(im.path)), list(im.dice)
+            if img is None:
+                continue
+            for _ in range(PASTED_PER_FRAME):
+                photo = photos[pasted % len(photos)]
+                got = paste_die(img, dice, cv2.imread(str(photo.path)), "d20", photo.dice[0].value, rng)
+                if got is not None:
+                    img, label = got
+                    dice.append(label)
+                    pasted += 1
+            frames.append((f"{tray}_{im.path.stem}.jpg", img, dice))
+    write_set(out, frames)
+    return pasted
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=47)
+    ap.add_argument("--models", default=None, help="folder of the ONNX models (default: models/)")
+    ap.add_argument("--keep", metavar="DIR", default=None, help="write the frames here and keep them (to look at)")
+    args = ap.parse_args(argv)
+    recognizer = Recognizer.load(args.models)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        pasted = write_frames(folder, args.seed)
+        images = load_set(folder)
+        print(f"{len(images)} tray frames, {pasted} real D20 pasted in (seed {args.seed})")
+        print(f"{'read as':22s} {'dice':>5s} {'right':>6s} {'wrong':>6s}  by die (right of all)")
+        for name, guess in (("read", False), ("read --guess-camera", True)):
+            recognizer.guess_view = guess
+            s = summarise(name, evaluate_images(images, recognizer))
+            by_die = ", ".join(f"{d} {r}/{n}" for d, (r, n) in sorted(s.by_die.items(), key=lambda kv: int(kv[0][1:])))
+            print(f"{name:22s} {s.value_labeled:5d} {s.right:6d} {s.accepted_wrong:6d}  {by_die}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

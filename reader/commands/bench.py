@@ -47,6 +47,7 @@ def add_arguments(p) -> None:
     # asked under 87 set-ups
     view_args.add_guess_argument(p)
 
+
 # --- die images ---------------------------------------------------------------------------------
 
 

@@ -5,12 +5,11 @@ where that leaves a die refused guess the camera from the frame's dice and read 
 (reader.vision.camera_guess, Recognizer.read_frame_guessing). Read so, the numeral dice gain most on
 the renders: a D20 seen from above takes the camera path's look and threshold, and a die seen
 obliquely is judged by the lean look, not taken for cocked (the 1280x720 stills' right readings
-594 -> 699, wrong 8 -> 3). A D6 gains little and
-loses a guard: under a camera the lean look stands in for the reader's state check, whose doubt is
-what refused two of nell's blue D6 showing 5, read 6 once JPEG had blurred their red pips (the
-camera's reading took them at 0.86 and 0.91). So a die either reading takes for a D6 keeps a value
-only where both readings give it the same one; every other die takes the second reading, the one that
-knows the camera (models/reader.md, "Session 47").
+594 -> 699, wrong 8 -> 3). A D6 gains little and loses a guard: under a camera the lean look stands
+in for the reader's state check, whose doubt is what refused two of nell's blue D6 showing 5, read 6
+once JPEG had blurred their red pips (the camera's reading took them at 0.86 and 0.91). So a die
+either reading takes for a D6 keeps a value only where both readings give it the same one; every
+other die takes the second reading, the one that knows the camera (models/reader.md, "Session 47").
 
 Pure: two lists of readings in, one out.
 """

@@ -3,9 +3,11 @@
 No labeled real tray here holds a D20, and the reader is scored on D20 in trays. This pastes two of
 crops-fickett's real D20 (evaluation only, never trained on; the three series without a caption over
 the die) into each holdout frame of tray-d6-nell and tray-mixed-bartek, beside the tray's own dice
-and at 1.25 times their size (reader.vision.pasted), and prints end-to-end and accepted-but-wrong by die, read as `read` reads and
-as `read --guess-camera` reads. The frames are written to a temporary folder and deleted; the same
-seed pastes the same photos in the same places.
+and at 1.25 times their size (reader.vision.pasted), and prints right and accepted-but-wrong by die,
+read as `read` reads and as `read --guess-camera` reads, then how sure the reader is of the pasted D20
+(d20_ladder). The frames are written to a temporary folder and deleted; the same seed pastes the same
+photos in the same places. The pasted dice are seen from straight above wherever they lie, where a
+tray camera sees the frame's edge obliquely: the guessed camera's reading is understated there.
 
 Run: python3 benchmarks/dice_in_trays.py [--seed N] [--models DIR] [--keep DIR]
      (needs ../shared/realdata; measured in models/reader.md, "Session 47")
@@ -63,6 +65,37 @@ def write_frames(out: Path, seed: int) -> int:
     return pasted
 
 
+LADDER = (0.98, 0.94, 0.9, 0.8)
+
+
+def d20_ladder(images, recognizer) -> str:
+    """The pasted D20 read without a camera at their labeled boxes (the detector aside): how many are
+    typed D20, how many faces named right, and right / wrong among view-agreeing D20 readings at or
+    above each confidence of LADDER (type x face x (1 - p(cocked)), as the reader decides)."""
+    import numpy as np
+
+    from reader.imagefile import load_image
+
+    types = recognizer.faces.types
+    rows = []
+    for im in images:
+        dice = [d for d in im.dice if d.die == "d20"]
+        if not dice:
+            continue
+        evs = recognizer.faces.evidence(load_image(im.path), [d.box for d in dice], True)
+        for d, ev in zip(dice, evs):
+            if types[int(np.argmax(ev.type_probs))] != "d20" or not len(ev.face_probs):
+                rows.append((False, False, 0.0, False))
+                continue
+            right = int(np.argmax(ev.face_probs)) + 1 == d.value
+            conf = float(ev.type_probs.max() * ev.face_probs.max() * (1 - ev.cocked))
+            rows.append((True, right, conf, ev.views_agree))
+    ladder = ", ".join(f"at {t}: {sum(r[1] for r in rows if r[3] and r[2] >= t)} / "
+                       f"{sum(not r[1] for r in rows if r[3] and r[2] >= t)}" for t in LADDER)
+    return (f"the {len(rows)} D20 at their labeled boxes, no camera: typed D20 {sum(r[0] for r in rows)}, "
+            f"face named right {sum(r[1] for r in rows)}; view-agreeing right / wrong {ladder}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=47)
@@ -82,6 +115,8 @@ def main(argv=None) -> int:
             s = summarise(name, evaluate_images(images, recognizer))
             by_die = ", ".join(f"{d} {r}/{n}" for d, (r, n) in sorted(s.by_die.items(), key=lambda kv: int(kv[0][1:])))
             print(f"{name:22s} {s.value_labeled:5d} {s.right:6d} {s.accepted_wrong:6d}  {by_die}", flush=True)
+        recognizer.guess_view = False
+        print(d20_ladder(images, recognizer))
     return 0
 
 

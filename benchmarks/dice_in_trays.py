@@ -69,31 +69,28 @@ LADDER = (0.98, 0.94, 0.9, 0.8)
 
 
 def d20_ladder(images, recognizer) -> str:
-    """The pasted D20 read without a camera at their labeled boxes (the detector aside): how many are
-    typed D20, how many faces named right, and right / wrong among view-agreeing D20 readings at or
-    above each confidence of LADDER (type x face x (1 - p(cocked)), as the reader decides)."""
-    import numpy as np
-
+    """The pasted D20 read without a camera at their labeled boxes (the detector aside), decided as the
+    reader decides (FaceReader.decide) but at no threshold: how many are typed D20, and right / wrong
+    among the D20 readings given a value at or above each confidence of LADDER."""
     from reader.imagefile import load_image
+    from reader.reading import Box
 
-    types = recognizer.faces.types
-    rows = []
+    faces = recognizer.faces
+    rows = []  # per pasted D20: typed D20, and (right, confidence) where it is given a value
     for im in images:
         dice = [d for d in im.dice if d.die == "d20"]
         if not dice:
             continue
-        evs = recognizer.faces.evidence(load_image(im.path), [d.box for d in dice], True)
-        for d, ev in zip(dice, evs):
-            if types[int(np.argmax(ev.type_probs))] != "d20" or not len(ev.face_probs):
-                rows.append((False, False, 0.0, False))
-                continue
-            right = int(np.argmax(ev.face_probs)) + 1 == d.value
-            conf = float(ev.type_probs.max() * ev.face_probs.max() * (1 - ev.cocked))
-            rows.append((True, right, conf, ev.views_agree))
-    ladder = ", ".join(f"at {t}: {sum(r[1] for r in rows if r[3] and r[2] >= t)} / "
-                       f"{sum(not r[1] for r in rows if r[3] and r[2] >= t)}" for t in LADDER)
-    return (f"the {len(rows)} D20 at their labeled boxes, no camera: typed D20 {sum(r[0] for r in rows)}, "
-            f"face named right {sum(r[1] for r in rows)}; view-agreeing right / wrong {ladder}")
+        for d, ev in zip(dice, faces.evidence(load_image(im.path), [d.box for d in dice], True)):
+            r = faces.decide(ev, Box(*d.box), accept_by_die={"d20": 0.0})
+            typed = r is not None and r.die == "d20"
+            rows.append((typed, (r.value == d.value, r.confidence) if typed and r.value is not None else None))
+    valued = [v for _, v in rows if v is not None]
+    ladder = ", ".join(f"at {t}: {sum(ok for ok, c in valued if c >= t)} / {sum(not ok for ok, c in valued if c >= t)}"
+                       for t in LADDER)
+    return (f"the {len(rows)} D20 at their labeled boxes, no camera: typed D20 {sum(t for t, _ in rows)}; "
+            f"given a value at no threshold, right / wrong {ladder}, "
+            f"at any: {sum(ok for ok, _ in valued)} / {sum(not ok for ok, _ in valued)}")
 
 
 def main(argv=None) -> int:

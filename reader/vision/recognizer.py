@@ -203,9 +203,11 @@ class Recognizer:
         plain.guess_view, plain.view = False, None
         finds = self.detector.find(image)  # found once, read twice
         found = plain._read_frame(image, finds)
-        boxes = [tuple(r.box) for r in found if r.die != "d4"]  # the lean look was taught no D4
-        if where_refused and all(r.value is not None for r in found if r.die != "d4"):
+        dice = [r for r in found if r.die != "d4"]  # the lean look was taught no D4, and a D4 is never valued
+        if where_refused and all(r.value is not None for r in dice):
             return found, None
+        boxes = [tuple(r.box) for r in dice]
+
         def p_leaning(views):
             return self.lean.p_leaning_under(image, boxes, views)
 

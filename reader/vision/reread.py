@@ -30,8 +30,8 @@ def kept(first: Sequence[DieReading], again: Sequence[DieReading]) -> list[DieRe
     otherwise there, "roll again". A reading with no counterpart in the first is kept as it is."""
     out = []
     for r in again:
-        twin = max(first, key=lambda f: f.box.iou(r.box), default=None)
-        if twin is None or twin.box.iou(r.box) < SAME_DIE or "d6" not in (twin.die, r.die):
+        overlap, twin = max(((f.box.iou(r.box), f) for f in first), key=lambda pair: pair[0], default=(0.0, None))
+        if overlap < SAME_DIE or "d6" not in (twin.die, r.die):
             out.append(r)
         elif twin.value is None or r.value is None:
             out.append(twin if twin.value is None else r)

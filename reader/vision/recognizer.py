@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
-from reader.vision import reread, wider
+from reader.vision import above, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
@@ -102,6 +102,9 @@ class Recognizer:
         # with no camera described, a single die refused is read again as seen from straight above
         # (SINGLE_ABOVE, read_single; it needs the lean look); False: read once, as in a frame
         self.single_from_above = True
+        # with no lean look asked for, a D20 refused for low confidence that looks seen from straight above
+        # and flat is decided again at the threshold for such dice (reader.vision.above); False: not
+        self.from_above = True
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -181,6 +184,8 @@ class Recognizer:
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
+        elif self.lean is not None and self.from_above:
+            found = above.read_from_above(self.lean, self.faces, image, boxes, evs, found, self.view)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
@@ -423,6 +428,8 @@ class Recognizer:
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
         reading = self._decide(evidence[k], box, looks, allow_none=False)
+        if not looks and self.lean is not None and self.from_above:
+            reading = above.read_from_above(self.lean, self.faces, image, [box], [evidence[k]], [reading], self.view)[0]
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             found, leaned = [reading], []
             if looks:

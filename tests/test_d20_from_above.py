@@ -55,12 +55,12 @@ class Lean:
     `likes`, the one set-up under which the frame's dice lie flat (p 0.01; 0.9 under any other)."""
 
     def __init__(self, from_above: float, likes=None):
-        self.from_above, self.likes, self.asked = from_above, likes, 0
+        self.p_from_above, self.likes, self.asked = from_above, likes, 0
 
     def p_leaning_turned(self, image, boxes, angles, slants):
         assert all(s == 0.0 for s in slants) and len(angles) == len(boxes)
         self.asked += len(boxes)
-        return np.full(len(boxes), self.from_above)
+        return np.full(len(boxes), self.p_from_above)
 
     def p_leaning_under(self, image, boxes, views):
         return np.array([[0.01 if v == self.likes else 0.9] * len(boxes) for v in views])
@@ -150,7 +150,7 @@ def test_a_camera_described_without_the_lean_look_says_how_steeply_the_d20_is_se
     rec = Recognizer(GivenBoxes([box]), reader, view=view, lean=LeanLook(FixedLeaning(0.01), 0.5))
     (r,) = rec.read_frame(FRAME.copy())
     assert (r.value == 14) is read_it
-    rec.from_above = False
+    rec.d20_from_above = False
     assert rec.read_frame(FRAME.copy())[0].value is None
 
 
@@ -164,11 +164,11 @@ def recognizer():
 
 def d20_readings(recognizer, image, labels, on: bool):
     """(truth, value read) of each labeled D20 of one frame."""
-    recognizer.from_above = on
+    recognizer.d20_from_above = on
     try:
         readings = recognizer.read_frame(image)
     finally:
-        recognizer.from_above = True
+        recognizer.d20_from_above = True
     out = []
     for d in labels:
         if d["die"] != "d20":
@@ -208,7 +208,7 @@ def test_a_rendered_d20_in_a_frame_is_read_that_was_refused(recognizer):
 
 def outcomes(recognizer, images, on: bool) -> tuple[int, int]:
     """(right, wrong) of read_single over type-lurig photos labeled with their faces."""
-    recognizer.from_above = on
+    recognizer.d20_from_above = on
     right = wrong = 0
     try:
         for im in images:
@@ -217,7 +217,7 @@ def outcomes(recognizer, images, on: bool) -> tuple[int, int]:
                 ok = (r.die, r.value) == (im.dice[0].die, im.dice[0].value)
                 right, wrong = right + ok, wrong + (not ok)
     finally:
-        recognizer.from_above = True
+        recognizer.d20_from_above = True
     return right, wrong
 
 

@@ -109,7 +109,7 @@ def test_with_the_looks_the_first_decision_keeps_the_threshold_it_was_set_behind
     reader = FixedD20Reader(14, 0.97, p_type=0.99, cocked=0.01, accept_by_die={"d20": 0.98})
     rec = Recognizer(GivenBoxes([OFF]), reader, view=view, lean=LeanLook(FixedLeaning(0.01), 0.5),
                      lean_thresholds=LeanThresholds({"d20": 21.0}, {"d20": 0.88}, first_by_die=first))
-    rec.from_above = False  # without the looks, a D20 that looks seen from above: tests/test_d20_from_above.py
+    rec.d20_from_above = False  # without the looks, a D20 that looks seen from above: tests/test_d20_from_above.py
     (r,) = rec.read_frame(frame())
     assert r.value == expected
     if expected is None:

@@ -34,7 +34,7 @@ def recognizer():
 def outcomes(recognizer: Recognizer, items, from_above: bool) -> Counter:
     """right / wrong / cocked valued (a value given to a die whose label says cocked) over (image, truth)
     pairs, the main die of each read with read_single."""
-    recognizer.single_from_above = recognizer.from_above = from_above  # the D20 seen from above too (session 48)
+    recognizer.single_from_above = recognizer.d20_from_above = from_above  # the D20 seen from above too (session 48)
     try:
         out = Counter()
         for image, truth in items:
@@ -47,7 +47,7 @@ def outcomes(recognizer: Recognizer, items, from_above: bool) -> Counter:
                 out["right" if (r.die, r.value) == (truth["die"], truth["value"]) else "wrong"] += 1
         return out
     finally:
-        recognizer.single_from_above = recognizer.from_above = True
+        recognizer.single_from_above = recognizer.d20_from_above = True
 
 
 def lurig_d20(values_file: Path) -> list:

@@ -104,7 +104,7 @@ class Recognizer:
         self.single_from_above = True
         # with no lean look asked for, a D20 refused for low confidence that looks seen from straight above
         # and flat is decided again at the threshold for such dice (reader.vision.above); False: not
-        self.from_above = True
+        self.d20_from_above = True
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -184,7 +184,7 @@ class Recognizer:
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
-        elif self.lean is not None and self.from_above:
+        elif self.lean is not None and self.d20_from_above:
             found = above.read_from_above(self.lean, self.faces, image, boxes, evs, found, self.view)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._refuse_unlike_wider(image, readings, looks)
@@ -428,7 +428,7 @@ class Recognizer:
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
         reading = self._decide(evidence[k], box, looks, allow_none=False)
-        if not looks and self.lean is not None and self.from_above:
+        if not looks and self.lean is not None and self.d20_from_above:
             reading = above.read_from_above(self.lean, self.faces, image, [box], [evidence[k]], [reading], self.view)[0]
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             found, leaned = [reading], []

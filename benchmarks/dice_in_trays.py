@@ -4,13 +4,14 @@ No labeled real tray here holds a D20, and the reader is scored on D20 in trays.
 crops-fickett's real D20 (evaluation only, never trained on; the three series without a caption over
 the die) into each holdout frame of tray-d6-nell and tray-mixed-bartek, beside the tray's own dice
 and at 1.25 times their size (reader.vision.pasted), and prints right and accepted-but-wrong by die,
-read as `read` reads and as `read --guess-camera` reads, then how sure the reader is of the pasted D20
+read as `read` reads, as it read before session 48 (no D20 read where it looks seen from above,
+reader.vision.above) and as `read --guess-camera` reads, then how sure the reader is of the pasted D20
 (d20_ladder). The frames are written to a temporary folder and deleted; the same seed pastes the same
 photos in the same places. The pasted dice are seen from straight above wherever they lie, where a
 tray camera sees the frame's edge obliquely: the guessed camera's reading is understated there.
 
 Run: python3 benchmarks/dice_in_trays.py [--seed N] [--models DIR] [--keep DIR]
-     (needs ../shared/realdata; measured in models/reader.md, "Session 47")
+     (needs ../shared/realdata; measured in models/reader.md, "Sessions 47 and 48")
 """
 
 from __future__ import annotations
@@ -106,13 +107,15 @@ def main(argv=None) -> int:
         pasted = write_frames(folder, args.seed)
         images = load_set(folder)
         print(f"{len(images)} tray frames, {pasted} real D20 pasted in (seed {args.seed})")
-        print(f"{'read as':22s} {'dice':>5s} {'right':>6s} {'wrong':>6s}  by die (right of all)")
-        for name, guess in (("read", False), ("read --guess-camera", True)):
-            recognizer.guess_view = guess
+        print(f"{'read as':24s} {'dice':>5s} {'right':>6s} {'wrong':>6s}  by die (right of all)")
+        # the middle row: without session 48's D20 read where it looks seen from above (reader.vision.above)
+        for name, guess, d20_above in (("read", False, True), ("read, no D20 from above", False, False),
+                                       ("read --guess-camera", True, True)):
+            recognizer.guess_view, recognizer.d20_from_above = guess, d20_above
             s = summarise(name, evaluate_images(images, recognizer))
             by_die = ", ".join(f"{d} {r}/{n}" for d, (r, n) in sorted(s.by_die.items(), key=lambda kv: int(kv[0][1:])))
-            print(f"{name:22s} {s.value_labeled:5d} {s.right:6d} {s.accepted_wrong:6d}  {by_die}", flush=True)
-        recognizer.guess_view = False
+            print(f"{name:24s} {s.value_labeled:5d} {s.right:6d} {s.accepted_wrong:6d}  {by_die}", flush=True)
+        recognizer.guess_view, recognizer.d20_from_above = False, True
         print(d20_ladder(images, recognizer))
     return 0
 

@@ -26,12 +26,12 @@ the camera is guessed from them as `read --guess-camera` guesses it (reader.visi
 such a D20 is given its value only where that camera sees it within `WITHIN_DEG` of vertical. Why:
 seen 40-50 degrees off vertical a D20 shows a neighbour face as squarely as a top face seen from
 above, and the lean look, told "straight down", finds it flat; the frame's other dice, which have no
-such symmetry, show the camera's slant. On the rendered frames
-that guard took back both wrong readings the rule alone added (fixtures/stills, a D20 20 read 16
-seen about 38 degrees off; a 1280x720 frame's D20 12 read 7 seen 45 degrees off), for two right
-readings of real D20 pasted near a tray photo's edge. Through the whole reader: the installed
-camera's 1280x720 stills 761 -> 769 right, 2 wrong either way; type-lurig's D20 faces 61 -> 81 and
-crops-fickett's D20 252 -> 266 of 2,720 (`read --single`), none more wrong.
+such symmetry, show the camera's slant. On the rendered frames that guard took back both wrong
+readings the rule alone added (fixtures/stills, a D20 20 read 16 seen about 38 degrees off; a
+1280x720 frame's D20 12 read 7 seen 45 degrees off), for two right readings of real D20 pasted near
+a tray photo's edge. Through the whole reader: the installed camera's 1280x720 stills 761 -> 769
+right, 2 wrong either way; type-lurig's D20 faces 61 -> 81 and crops-fickett's D20 252 -> 266 of
+2,720 (`read --single`), none more wrong.
 
 Computation on an image array, as the recognizer's: the caller gives the lean look and the reader.
 """

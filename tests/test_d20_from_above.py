@@ -4,7 +4,7 @@ alone get a value more often, and a D20 seen obliquely by a tilted camera is sti
 as the neighbour face that looks at the camera.
 
 The rule's pieces run on stand-ins (the lean look's answers chosen per case); the whole recognizer on
-the committed fixtures and, where ../shared/realdata is present, on type-lurig's D20 read by eye."""
+the committed fixtures; type-lurig's D20 photographed alone: tests/test_single_from_above.py."""
 
 from __future__ import annotations
 
@@ -15,36 +15,30 @@ import cv2
 import numpy as np
 import pytest
 
-from lurig_faces import FROM_ABOVE, LURIG, OBLIQUE, lurig_faces
-from reader.reading import Box, DieReading, Face, Unreadable
+from reader.dice import FACES as SIDES
+from reader.reading import Box, Face, Unreadable
 from reader.vision import above
 from reader.vision.camera_guess import set_ups
-from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader
+from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence
 from reader.vision.lean import LeanLook
 from reader.vision.recognizer import Recognizer
 from reader.vision.viewing import CameraView
 from tray_fakes import FixedD20Reader, FixedLeaning, GivenBoxes
 
-TYPES = ["d4", "d6", "d8", "d10", "d12", "d20", "none"]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FRAME = np.zeros((720, 1280, 3), np.uint8)
 
 
-class Meta:
-    """A reader's metadata without its network: FaceReader.decide needs no more."""
-
-    meta = {"types": TYPES, "accept_threshold": 0.9, "accept_threshold_by_die": {"d20": 0.98, "d12": 0.77},
-            "cocked_threshold": 0.4}
-
-
-FACES = FaceReader(Meta())
+# the reader's decisions at its own thresholds (FaceReader.decide); the evidence each case gives it
+FACES = FixedD20Reader(17, 0.97, accept_by_die={"d20": 0.98, "d12": 0.77})
+TYPES = FACES.types
 
 
 def evidence(die="d20", face=17, p_face=0.97, agree=True, cocked=0.01) -> FaceEvidence:
     """A die's evidence: typed `die` surely, `face` at `p_face`, its confidence p_face x (1 - cocked)."""
     tp = np.zeros(len(TYPES))
     tp[TYPES.index(die)] = 1.0
-    n = {"d12": 12, "d20": 20}[die]
+    n = SIDES[die]
     fp = np.full(n, (1.0 - p_face) / (n - 1))
     fp[face - 1] = p_face
     return FaceEvidence(tp, fp, cocked, agree)
@@ -69,6 +63,7 @@ class Lean:
 MIDDLE = Box(615, 335, 665, 385)
 NEAR_TOP = Box(615, 5, 665, 55)
 OTHERS = [Box(300, 400, 350, 450), Box(900, 400, 950, 450)]
+D6 = FaceEvidence(np.eye(len(TYPES))[TYPES.index("d6")], np.full(6, 1 / 6), 0.0, True)  # refused: a die for the guess
 
 
 def read(evs, lean, boxes=None):
@@ -120,14 +115,12 @@ GUARDED = {
 
 @pytest.mark.parametrize("likes, where, read_it", GUARDED.values(), ids=GUARDED.keys())
 def test_with_three_dice_the_camera_they_suggest_must_see_the_d20_near_vertical(likes, where, read_it):
-    d6 = FaceEvidence(np.eye(len(TYPES))[1], np.full(6, 1 / 6), 0.0, True)
-    out = read([evidence(), d6, d6], Lean(0.02, likes), [where] + OTHERS)
+    out = read([evidence(), D6, D6], Lean(0.02, likes), [where] + OTHERS)
     assert (out[0].value == 17) is read_it
 
 
 def test_two_dice_are_too_few_to_guess_a_camera_from():
-    d6 = FaceEvidence(np.eye(len(TYPES))[1], np.full(6, 1 / 6), 0.0, True)
-    out = read([evidence(), d6], Lean(0.02, TILTED), [NEAR_TOP, OTHERS[0]])
+    out = read([evidence(), D6], Lean(0.02, TILTED), [NEAR_TOP, OTHERS[0]])
     assert out[0].value == 17
 
 
@@ -204,32 +197,3 @@ def test_a_rendered_d20_in_a_frame_is_read_that_was_refused(recognizer):
     main = [row["dice"][0]]
     assert d20_readings(recognizer, image, main, False) == [(15, None)]
     assert d20_readings(recognizer, image, main, True) == [(15, 15)]
-
-
-def outcomes(recognizer, images, on: bool) -> tuple[int, int]:
-    """(right, wrong) of read_single over type-lurig photos labeled with their faces."""
-    recognizer.d20_from_above = on
-    right = wrong = 0
-    try:
-        for im in images:
-            r = recognizer.read_single(cv2.imread(str(im.path)))
-            if r.value is not None:
-                ok = (r.die, r.value) == (im.dice[0].die, im.dice[0].value)
-                right, wrong = right + ok, wrong + (not ok)
-    finally:
-        recognizer.d20_from_above = True
-    return right, wrong
-
-
-@pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
-def test_real_d20_photographed_from_above_are_read_more_and_never_wrong(recognizer):
-    before, after = (outcomes(recognizer, lurig_faces(FROM_ABOVE, "d20"), on) for on in (False, True))
-    # measured (session 48): 61 -> 81 of 263 right, none wrong
-    assert after[0] >= before[0] + 15
-    assert after[1] == before[1] == 0
-
-
-@pytest.mark.skipif(not (LURIG / "labels.jsonl").is_file(), reason="type-lurig absent")
-def test_real_d20_photographed_45_degrees_off_are_not_read_wrong(recognizer):
-    # measured (session 48): 2 of 149 right both ways, none wrong
-    assert outcomes(recognizer, lurig_faces(OBLIQUE, "d20"), True)[1] == 0

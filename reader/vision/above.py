@@ -62,12 +62,12 @@ TURNS = (0.0, 90.0, 180.0, 270.0)
 WITHIN_DEG = 21.0
 
 
-def asked(readings: Sequence[DieReading | None], accept_by_die: dict[str, float] = ACCEPT_BY_DIE) -> list[int]:
+def asked(readings: Sequence[DieReading | None]) -> list[int]:
     """Indices of the readings to ask the lean look about: refused for low confidence alone, of a type
-    in `accept_by_die`, and at or over its threshold there."""
+    in ACCEPT_BY_DIE, and at or over its threshold there."""
     return [i for i, r in enumerate(readings)
             if r is not None and isinstance(r.outcome, Unreadable) and r.outcome.reason == LOW_CONFIDENCE
-            and r.die in accept_by_die and (r.outcome.confidence or 0.0) >= accept_by_die[r.die]]
+            and r.die in ACCEPT_BY_DIE and r.outcome.confidence >= ACCEPT_BY_DIE[r.die]]
 
 
 def p_leaning_from_above(lean, image: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:

@@ -184,8 +184,8 @@ class Recognizer:
         leaned: list[DieReading] = []
         if looks:
             found, leaned = self._read_again_with_lean(image, boxes, evs, found)
-        elif self.lean is not None and self.d20_from_above:
-            found = above.read_from_above(self.lean, self.faces, image, boxes, evs, found, self.view)
+        else:
+            found = self._read_d20_from_above(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
@@ -339,6 +339,14 @@ class Recognizer:
                 out[i] = again
         return out
 
+    def _read_d20_from_above(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
+                             found: list[DieReading | None]) -> list[DieReading | None]:
+        """Without the looks: a D20 refused for low confidence that looks seen from straight above decided
+        again (reader.vision.above), where the lean look is there and the rule is on."""
+        if self.lean is None or not self.d20_from_above:
+            return found
+        return above.read_from_above(self.lean, self.faces, image, boxes, evs, found, self.view)
+
     def _read_flat_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
                          found: list[DieReading | None]) -> list[DieReading | None]:
         """The dice the reader's state head calls cocked that the lean look, which knows where the
@@ -397,9 +405,9 @@ class Recognizer:
         found = (find_single_die(self.detector, image),) if self.view is None else None
         reading = self._read_single(image, found)
         if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
-            above = copy.copy(self)  # a copy: a reader may be shared
-            above.view = SINGLE_ABOVE
-            again = above._read_single(image, found)
+            straight = copy.copy(self)  # a copy: a reader may be shared
+            straight.view = SINGLE_ABOVE
+            again = straight._read_single(image, found)
             if again.value is not None:
                 return again, SINGLE_ABOVE
         return reading, None
@@ -428,8 +436,8 @@ class Recognizer:
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
         reading = self._decide(evidence[k], box, looks, allow_none=False)
-        if not looks and self.lean is not None and self.d20_from_above:
-            reading = above.read_from_above(self.lean, self.faces, image, [box], [evidence[k]], [reading], self.view)[0]
+        if not looks:
+            reading = self._read_d20_from_above(image, [box], [evidence[k]], [reading])[0]
         if self.view is not None:  # a photo of one die taken by the described camera: judged as in a frame
             found, leaned = [reading], []
             if looks:

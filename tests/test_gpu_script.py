@@ -16,6 +16,8 @@ CASES = {
     "room-lit D20": ("d20-room", ["--mix", "d20", "--light", "room"]),
     "room-lit numeral dice": ("numerals-room", ["--mix", "numerals", "--light", "room"]),
     "sharp room-lit D20": ("d20-sharp-room", ["--mix", "d20", "--light", "room", "--resample-min", "0.6"]),
+    "D20 in makers' digit forms": ("d20-makers", ["--mix", "d20", "--glyphs", "makers"]),
+    "room-lit D20 in makers' digit forms": ("d20-room-makers", ["--mix", "d20", "--light", "room", "--glyphs", "makers"]),
 }
 
 

@@ -114,6 +114,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         scene = crop_scene(rng, size=size, classes=MIXES[mix])
     if glyphs == "varied":
         vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
+    if glyphs == "makers":
+        from reader.synth.digit_forms import vary_forms
+
+        vary_forms(scene, np.random.default_rng([seed, index, 13]))
     if light == "room":
         from reader.synth.scene import room_lights
 
@@ -274,10 +278,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: the smallest share of its pixels a crop keeps before it is blown up again "
                         "(camera effects; default 0.3, the training mix); 0.7 keeps a top face sharp for a "
                         "look cut close to it")
-    p.add_argument("--glyphs", choices=["base", "varied"], default="base",
+    p.add_argument("--glyphs", choices=["base", "varied", "makers"], default="base",
                    help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
                         "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
-                        "(reader/synth/glyphs.py)")
+                        "(reader/synth/glyphs.py); or makers: the base fonts with some digits in the forms "
+                        "real dice makers cut, a flagged or footed 1, a flat-topped 3, a crossed 7 "
+                        "(reader/synth/digit_forms.py); the same dice in the same poses as the base seed")
     p.add_argument("--light", choices=["base", "room"], default="base",
                    help="crops: the lights as drawn (default, every earlier seed) or room: much of the light "
                         "diffuse, the key light weaker, weak lights low around, so the faces around the top "

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from reader.synth.geometry import needs_mark, solid
+from reader.synth.digit_forms import FORMS, compose
 from reader.synth.glyphs import MORE_FONT_CANDIDATES, draw_varied, reshape
 from reader.synth.mesh import atlas_grid
 
@@ -79,11 +80,12 @@ def _font_cached(path: str, px: int):
 @lru_cache(maxsize=6000)
 def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
                     angle: float = 0.0, offset=(0.0, 0.0), size: int = TILE,
-                    glyphs: tuple = ()) -> np.ndarray:
+                    glyphs: tuple = (), forms: tuple = ()) -> np.ndarray:
     """Mask (size x size) with `text` centred, its top toward the tile top, rotated by angle deg.
     `glyphs` (x scale, shear, stroke weight, digit spacing; see `vary_glyphs`) reshapes a font's
     digits the way other makers' moulds do: narrower or wider, leaning, heavier or lighter, the two
-    digits of a number closer or further apart."""
+    digits of a number closer or further apart. `forms` (see `digit_forms.vary_forms`) draws some
+    digits in a maker's form: a flagged or footed 1, a flat-topped 3, a crossed 7."""
     from PIL import Image, ImageDraw
 
     big = size * 2
@@ -107,7 +109,17 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
         w, h = x1 - x0, y1 - y0
     cx = big / 2 + offset[0] * big
     cy = big / 2 + offset[1] * big
-    if glyphs:
+    if forms and any(FORMS[f][0] in text for f in forms):
+        strip = compose(text, font, h, max_w, forms, gap=glyphs[3] if glyphs else 0.1)
+        sh, w = strip.shape
+        x, y = int(round(cx - w / 2)), int(round(cy - h / 2 + (h - sh)))
+        ink = np.asarray(img, np.uint8).copy()
+        ink[y: y + sh, x: x + w] = np.maximum(ink[y: y + sh, x: x + w], strip)
+        img = Image.fromarray(ink)
+        if glyphs:
+            img = reshape(img, (cx, cy), w, max_w, glyphs)
+        draw = ImageDraw.Draw(img)
+    elif glyphs:
         w = draw_varied(draw, text, font, (cx, cy), h, max_w, glyphs)
         img = reshape(img, (cx, cy), w, max_w, glyphs)
         draw = ImageDraw.Draw(img)
@@ -163,9 +175,10 @@ def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.
 @lru_cache(maxsize=192)
 def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
-                glyphs: tuple = ()) -> np.ndarray:
+                glyphs: tuple = (), forms: tuple = ()) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
-    (from `vary_glyphs`) draws from the larger font set and reshapes the digits."""
+    (from `vary_glyphs`) draws from the larger font set and reshapes the digits; `forms` (from
+    `digit_forms.vary_forms`) draws some digits in a maker's form."""
     s = solid(die)
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
@@ -181,7 +194,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
         else:
             text = s.label(i)
             mark = mark69 if needs_mark(text) else "none"
-            tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=glyphs)
+            tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=glyphs, forms=forms)
         atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile
     rim = atlas
     if engrave > 0:

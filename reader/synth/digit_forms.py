@@ -1,0 +1,147 @@
+"""Makers' forms of single digits, drawn over a font's own: a flagged or footed 1, a flat-topped 3,
+a crossed 7.
+
+Why: the D20 looks misread real D20 mostly by a few digit forms that none of the renderer's base
+fonts draws (models/reader.md, session 49). On type-lurig's D20 read from above by the camera
+path's look, 31 of its 53 wrong faces are a 13 read 12 (12: the maker's 3 has a flat top, like a
+2's) and a 1 read 7 (11) or 19 (8: its 1 has a long flag, like a 7's top); crops-fickett's maker's
+1 is read 7 too. These forms are those digits as the moulds cut them, made from the font's own
+glyph so that its weight and height stay the font's.
+
+Each form is a function of one digit's ink mask (uint8, 0/255, cut to the glyph's box) and returns
+the new mask, perhaps wider. `vary_forms` picks a die's forms from its own random stream, so a seed
+lays out the same dice in the same poses with or without them.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# per die: the chance that its moulds cut each form (a die's 1 is flagged or plain, never both)
+FORM_CHANCE = {"flag1": 0.5, "foot1": 0.35, "flat3": 0.4, "cross7": 0.15}
+
+
+def stroke_width(mask: np.ndarray) -> float:
+    """A glyph's stroke width in pixels: twice the deepest point of its ink from the ink's edge."""
+    ink = (mask > 127).astype(np.uint8)
+    if not ink.any():
+        return 1.0
+    return float(2.0 * cv2.distanceTransform(ink, cv2.DIST_L2, 3).max())
+
+
+def _pad(mask: np.ndarray, left: int = 0, right: int = 0, bottom: int = 0) -> np.ndarray:
+    return cv2.copyMakeBorder(mask, 0, bottom, left, right, cv2.BORDER_CONSTANT, value=0)
+
+
+def flag1(mask: np.ndarray) -> np.ndarray:
+    """A 1 with a long flag from the top of its stem down to the left, a third of its height."""
+    h = mask.shape[0]
+    st = stroke_width(mask)
+    reach = int(round(0.42 * h))
+    m = _pad(mask, left=reach)
+    cols = np.nonzero(m[: max(1, h // 4)].max(axis=0) > 127)[0]
+    top_x = int(cols.max() - st / 2) if cols.size else m.shape[1] // 2
+    cv2.line(m, (top_x, int(st / 2)), (top_x - reach, int(0.36 * h)), 255,
+             thickness=max(1, int(round(0.7 * st))), lineType=cv2.LINE_AA)
+    return _trim_left(m)
+
+
+def foot1(mask: np.ndarray) -> np.ndarray:
+    """A 1 standing on a foot: a bar under its stem, about half its height wide."""
+    h, w = mask.shape
+    st = stroke_width(mask)
+    half = int(round(0.27 * h))
+    stem = np.nonzero(mask[h // 2] > 127)[0]
+    cx = int(stem.mean()) if stem.size else w // 2
+    grow = max(0, half - cx, cx + half - (w - 1))
+    m = _pad(mask, left=grow, right=grow)
+    cx += grow
+    t = max(1, int(round(0.6 * st)))
+    cv2.rectangle(m, (cx - half, h - t), (cx + half, h - 1), 255, thickness=-1)
+    return _trim_left(m)
+
+
+def flat3(mask: np.ndarray) -> np.ndarray:
+    """A 3 with a flat top: a bar and a stroke down to the middle in place of the upper bowl."""
+    h, w = mask.shape
+    st = stroke_width(mask)
+    cut = int(round(0.44 * h))
+    m = mask.copy()
+    m[:cut] = 0
+    t = max(1, int(round(0.9 * st)))
+    cv2.rectangle(m, (int(0.08 * w), 0), (w - 1, t - 1), 255, thickness=-1)
+    cv2.line(m, (int(w - 0.6 * st), int(t / 2)), (int(0.38 * w), int(0.5 * h)), 255,
+             thickness=t, lineType=cv2.LINE_AA)
+    return m
+
+
+def cross7(mask: np.ndarray) -> np.ndarray:
+    """A 7 crossed at half its height, as it is written in much of Europe."""
+    h, w = mask.shape
+    st = stroke_width(mask)
+    row = np.nonzero(mask[h // 2] > 127)[0]
+    cx = int(row.mean()) if row.size else w // 2
+    half = int(round(0.26 * w))
+    t = max(1, int(round(0.6 * st)))
+    m = mask.copy()
+    top, bottom = h // 2 - t // 2, h // 2 + t - t // 2
+    cv2.rectangle(m, (max(0, cx - half), top), (min(w - 1, cx + half), bottom), 255, thickness=-1)
+    return m
+
+
+def _trim_left(m: np.ndarray) -> np.ndarray:
+    cols = np.nonzero(m.max(axis=0) > 0)[0]
+    return m[:, cols.min():] if cols.size else m
+
+
+FORMS = {"flag1": ("1", flag1), "foot1": ("1", foot1), "flat3": ("3", flat3), "cross7": ("7", cross7)}
+
+
+def reform(char: str, mask: np.ndarray, forms: tuple) -> np.ndarray:
+    """`mask` (one digit's ink, cut to its box) in the forms of `forms` that are this digit's."""
+    for name in forms:
+        digit, form = FORMS[name]
+        if digit == char:
+            mask = form(mask)
+    return mask
+
+
+def vary_forms(scene: dict, rng) -> None:
+    """Give every numeral die in `scene` its makers' digit forms, each drawn with its FORM_CHANCE
+    (a 1 may be flagged, footed, both or plain), kept in its atlas after the glyphs' place."""
+    for d in scene["dice"]:
+        atlas = list(d["material"]["atlas"])
+        if atlas[1] == "pips" or atlas[0] == "d4":
+            continue
+        draws = {name: bool(rng.random() < p) for name, p in FORM_CHANCE.items()}
+        forms = tuple(name for name, on in draws.items() if on)
+        glyphs = atlas[8] if len(atlas) > 8 else ()
+        d["material"]["atlas"] = atlas[:8] + [glyphs, forms]
+
+
+def compose(text: str, font, h: float, max_w: float, forms: tuple, gap: float = 0.1) -> np.ndarray:
+    """`text` drawn digit by digit in `font` (digit height about `h` px), each digit in its forms,
+    `gap` x h apart, squeezed across to `max_w` at most: the ink mask cut to the numeral's box."""
+    from PIL import Image, ImageDraw
+
+    pieces = []
+    for ch in text:
+        x0, y0, x1, y1 = ImageDraw.Draw(Image.new("L", (1, 1))).textbbox((0, 0), ch, font=font)
+        img = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
+        ImageDraw.Draw(img).text((2 - x0, 2 - y0), ch, fill=255, font=font)
+        m = np.asarray(img, np.uint8)
+        ys, xs = np.nonzero(m > 0)
+        m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1] if ys.size else m
+        pieces.append(reform(ch, np.ascontiguousarray(m), forms))
+    height = max(p.shape[0] for p in pieces)
+    space = int(round(gap * height))
+    strip = np.zeros((height, sum(p.shape[1] for p in pieces) + space * (len(pieces) - 1)), np.uint8)
+    x = 0
+    for p in pieces:
+        where = (slice(height - p.shape[0], height), slice(x, x + p.shape[1]))
+        strip[where] = np.maximum(strip[where], p)
+        x += p.shape[1] + space
+    if strip.shape[1] > max_w:
+        strip = cv2.resize(strip, (int(max_w), height), interpolation=cv2.INTER_AREA)
+    return strip

@@ -17,7 +17,7 @@ from reader.cli import COMMANDS, build_parser
 
 TOOLS = [
     "models.train.calib_set", "models.train.calibrate", "models.train.calibrate_seen", "models.train.candidate", "models.train.eval_detector",
-    "models.train.export", "models.train.lurig_faces_set", "models.train.probe_tilt", "models.train.real_pack",
+    "models.train.d20_alone", "models.train.export", "models.train.lurig_faces_set", "models.train.probe_tilt", "models.train.real_pack",
     "models.train.recipe", "models.train.single_boxes", "models.train.soup", "models.train.train_detector",
     "models.train.train_lean", "models.train.train_reader", "models.train.train_top_face",
     "reader.synth.bulk", "reader.synth.chessboard", "reader.synth.fixtures", "reader.synth.sheet",

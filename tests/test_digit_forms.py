@@ -31,11 +31,6 @@ def _top_band_span(tile: np.ndarray) -> float:
     return float(band.any(axis=0).sum()) / (x1 - x0)
 
 
-def _width_over_height(tile: np.ndarray) -> float:
-    x0, y0, x1, y1 = _ink_box(tile)
-    return (x1 - x0) / (y1 - y0)
-
-
 def _base_over_height(tile: np.ndarray) -> float:
     """How wide the glyph stands on its bottom tenth, over its height."""
     x0, y0, x1, y1 = _ink_box(tile)
@@ -48,8 +43,19 @@ def _flat_top(plain, formed) -> bool:
     return _top_band_span(formed) >= 0.9 > _top_band_span(plain)
 
 
+def _flag_reach(tile: np.ndarray) -> float:
+    """How far left of its stem (a third of the way up) a 1's ink reaches in its top half, over its height."""
+    x0, y0, x1, y1 = _ink_box(tile)
+    h = y1 - y0
+
+    def leftmost(a: float, b: float) -> int:
+        return int(np.nonzero((tile[y0 + int(a * h): y0 + int(b * h)] > 127).any(axis=0))[0].min())
+
+    return (leftmost(0.65, 0.8) - leftmost(0.15, 0.5)) / h
+
+
 def _flagged(plain, formed) -> bool:
-    return _width_over_height(formed) >= _width_over_height(plain) + 0.14
+    return _flag_reach(formed) >= 0.33 > _flag_reach(plain)  # no base font's own flag is as long
 
 
 def _footed(plain, formed) -> bool:

@@ -43,21 +43,6 @@ def _flat_top(plain, formed) -> bool:
     return _top_band_span(formed) >= 0.9 > _top_band_span(plain)
 
 
-def _flag_reach(tile: np.ndarray) -> float:
-    """How far left of its stem (a third of the way up) a 1's ink reaches in its top half, over its height."""
-    x0, y0, x1, y1 = _ink_box(tile)
-    h = y1 - y0
-
-    def leftmost(a: float, b: float) -> int:
-        return int(np.nonzero((tile[y0 + int(a * h): y0 + int(b * h)] > 127).any(axis=0))[0].min())
-
-    return (leftmost(0.65, 0.8) - leftmost(0.15, 0.5)) / h
-
-
-def _flagged(plain, formed) -> bool:
-    return _flag_reach(formed) >= 0.33 > _flag_reach(plain)  # no base font's own flag is as long
-
-
 def _footed(plain, formed) -> bool:
     return _base_over_height(formed) >= 0.5  # a font whose 1 has a foot already keeps its own
 
@@ -69,7 +54,6 @@ def _crossed(plain, formed) -> bool:
 # (form, digit, what the form must do to that digit, in every font)
 SHAPES = {
     "a flat-topped 3 spans its top": ("flat3", "3", _flat_top),
-    "a flagged 1 reaches far to the left": ("flag1", "1", _flagged),
     "a footed 1 stands on half its height": ("foot1", "1", _footed),
     "a crossed 7 is inked across its middle": ("cross7", "7", _crossed),
 }

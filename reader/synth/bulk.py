@@ -282,7 +282,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
                         "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
                         "(reader/synth/glyphs.py); or makers: the base fonts with some digits in the forms "
-                        "real dice makers cut, a flagged or footed 1, a flat-topped 3, a crossed 7 "
+                        "real dice makers cut, a footed 1, a flat-topped 3, a crossed 7 "
                         "(reader/synth/digit_forms.py); the same dice in the same poses as the base seed")
     p.add_argument("--light", choices=["base", "room"], default="base",
                    help="crops: the lights as drawn (default, every earlier seed) or room: much of the light "

@@ -1,5 +1,4 @@
-"""Makers' forms of single digits, drawn over a font's own: a flagged or footed 1, a flat-topped 3,
-a crossed 7.
+"""Makers' forms of single digits, drawn over a font's own: a footed 1, a flat-topped 3, a crossed 7.
 
 Why: the D20 looks misread real D20 mostly by a few digit forms that none of the renderer's base
 fonts draws (models/reader.md, session 49). On type-lurig's D20 read from above by the camera
@@ -7,6 +6,11 @@ path's look, 31 of its 53 wrong faces are a 13 read 12 (12: the maker's 3 has a 
 2's) and a 1 read 7 (11) or 19 (8: its 1 has a long flag, like a 7's top); crops-fickett's maker's
 1 is read 7 too. These forms are those digits as the moulds cut them, made from the font's own
 glyph so that its weight and height stay the font's.
+
+A flagged 1 is not among them. Drawn two ways (a short, flat flag; a long, steep one as the maker's),
+it made the 1 -> 7 confusion worse in both controlled CPU pairs (type-lurig's 1 read 7: 15 and 11
+without it, 22 and 22 with it; crops-fickett's 1 read 19: 9 and 7, 16 and 16). The flat-topped 3
+took lurig's 13 -> 12 from 10 and 9 to 2 and 6 (models/reader.md, session 49).
 
 Each form is a function of one digit's ink mask (uint8, 0/255, cut to the glyph's box) and returns
 the new mask, perhaps wider. `vary_forms` picks a die's forms from its own random stream, so a seed
@@ -18,8 +22,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-# per die: the chance that its moulds cut each form (a die's 1 is flagged or plain, never both)
-FORM_CHANCE = {"flag1": 0.5, "foot1": 0.35, "flat3": 0.4, "cross7": 0.15}
+# per die: the chance that its moulds cut each form
+FORM_CHANCE = {"foot1": 0.35, "flat3": 0.4, "cross7": 0.15}
 
 
 def stroke_width(mask: np.ndarray) -> float:
@@ -32,20 +36,6 @@ def stroke_width(mask: np.ndarray) -> float:
 
 def _pad(mask: np.ndarray, left: int = 0, right: int = 0, bottom: int = 0) -> np.ndarray:
     return cv2.copyMakeBorder(mask, 0, bottom, left, right, cv2.BORDER_CONSTANT, value=0)
-
-
-def flag1(mask: np.ndarray) -> np.ndarray:
-    """A 1 with a long, steep flag: from the top of its stem, 0.58 of its height long, some 40 degrees
-    off the stem (a maker's 1 viewed on type-lurig's D20 is flagged so; a 7's top is level)."""
-    h = mask.shape[0]
-    st = stroke_width(mask)
-    reach = int(round(0.38 * h))
-    m = _pad(mask, left=reach)
-    cols = np.nonzero(m[: max(1, h // 4)].max(axis=0) > 127)[0]
-    top_x = int(cols.max() - st / 2) if cols.size else m.shape[1] // 2
-    cv2.line(m, (top_x, int(st / 2)), (top_x - reach, int(0.44 * h)), 255,
-             thickness=max(1, int(round(0.6 * st))), lineType=cv2.LINE_AA)
-    return _trim_left(m)
 
 
 def foot1(mask: np.ndarray) -> np.ndarray:
@@ -96,7 +86,7 @@ def _trim_left(m: np.ndarray) -> np.ndarray:
     return m[:, cols.min():] if cols.size else m
 
 
-FORMS = {"flag1": ("1", flag1), "foot1": ("1", foot1), "flat3": ("3", flat3), "cross7": ("7", cross7)}
+FORMS = {"foot1": ("1", foot1), "flat3": ("3", flat3), "cross7": ("7", cross7)}
 
 
 def reform(char: str, mask: np.ndarray, forms: tuple) -> np.ndarray:
@@ -109,8 +99,8 @@ def reform(char: str, mask: np.ndarray, forms: tuple) -> np.ndarray:
 
 
 def vary_forms(scene: dict, rng) -> None:
-    """Give every numeral die in `scene` its makers' digit forms, each drawn with its FORM_CHANCE
-    (a 1 may be flagged, footed, both or plain), kept in its atlas after the glyphs' place."""
+    """Give every numeral die in `scene` its makers' digit forms, each drawn with its FORM_CHANCE,
+    kept in its atlas after the glyphs' place."""
     for d in scene["dice"]:
         atlas = list(d["material"]["atlas"])
         if atlas[1] == "pips" or atlas[0] == "d4":

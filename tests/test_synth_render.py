@@ -162,18 +162,44 @@ def test_varied_numerals_stay_on_their_face(glyphs):
         assert edge.max() < 32, (font, glyphs)
 
 
-def test_varied_glyphs_change_only_the_numerals():
-    from reader.synth.layouts import MIXES, crop_scene
-    from reader.synth.glyphs import vary_glyphs
+def _glyphs_varied(base_atlas, atlas) -> bool:
+    return atlas[:2] == base_atlas[:2] and atlas[4:8] == base_atlas[4:8] and len(atlas[8]) == 4
 
+
+def _forms_drawn(base_atlas, atlas) -> bool:
+    from reader.synth.digit_forms import FORMS
+
+    return atlas[:8] == base_atlas[:8] and set(atlas[9]) <= set(FORMS) and bool(atlas[9])
+
+
+# (how a scene's numerals are varied, its own stream's salt, what a numeral die's atlas must then be);
+# the varied and the base scene of a seed must hold the same dice in the same poses
+NUMERALS_VARIED = {
+    "other makers' glyphs (--glyphs varied)": ("reader.synth.glyphs:vary_glyphs", 7, _glyphs_varied),
+    "makers' digit forms (--glyphs makers)": ("reader.synth.digit_forms:vary_forms", 13, _forms_drawn),
+}
+
+
+@pytest.mark.parametrize("vary,salt,changed", NUMERALS_VARIED.values(), ids=NUMERALS_VARIED.keys())
+def test_varying_the_numerals_changes_only_their_ink(vary, salt, changed):
+    import importlib
+
+    from reader.synth.layouts import MIXES, crop_scene
+
+    module, name = vary.split(":")
+    vary = getattr(importlib.import_module(module), name)
+    numeral_dice = varied_dice = 0
     for i in range(20):
         base = crop_scene(np.random.default_rng([5, i, 1]), classes=MIXES["all"])
         varied = crop_scene(np.random.default_rng([5, i, 1]), classes=MIXES["all"])
-        vary_glyphs(varied, np.random.default_rng([5, i, 7]))
+        vary(varied, np.random.default_rng([5, i, salt]))
+        assert base["labels"] == varied["labels"]
         for b, v in zip(base["dice"], varied["dice"], strict=True):
             assert b["R"] == v["R"] and b["t"] == v["t"]  # the same die in the same pose
             a, av = b["material"]["atlas"], v["material"]["atlas"]
             if a[1] == "pips" or a[0] == "d4":
                 assert av == a
             else:
-                assert av[:2] == a[:2] and av[4:8] == a[4:8] and len(av[8]) == 4
+                numeral_dice += 1
+                varied_dice += changed(a, av)
+    assert numeral_dice > 10 and varied_dice > 5  # the numerals are varied at all

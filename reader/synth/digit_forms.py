@@ -34,8 +34,8 @@ def stroke_width(mask: np.ndarray) -> float:
     return float(2.0 * cv2.distanceTransform(ink, cv2.DIST_L2, 3).max())
 
 
-def _pad(mask: np.ndarray, left: int = 0, right: int = 0, bottom: int = 0) -> np.ndarray:
-    return cv2.copyMakeBorder(mask, 0, bottom, left, right, cv2.BORDER_CONSTANT, value=0)
+def _pad(mask: np.ndarray, left: int, right: int) -> np.ndarray:
+    return cv2.copyMakeBorder(mask, 0, 0, left, right, cv2.BORDER_CONSTANT, value=0)
 
 
 def foot1(mask: np.ndarray) -> np.ndarray:
@@ -105,8 +105,7 @@ def vary_forms(scene: dict, rng) -> None:
         atlas = list(d["material"]["atlas"])
         if atlas[1] == "pips" or atlas[0] == "d4":
             continue
-        draws = {name: bool(rng.random() < p) for name, p in FORM_CHANCE.items()}
-        forms = tuple(name for name, on in draws.items() if on)
+        forms = tuple(name for name, chance in FORM_CHANCE.items() if rng.random() < chance)
         glyphs = atlas[8] if len(atlas) > 8 else ()
         d["material"]["atlas"] = atlas[:8] + [glyphs, forms]
 

@@ -14,8 +14,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from reader.synth.geometry import needs_mark, solid
 from reader.synth.digit_forms import FORMS, compose
+from reader.synth.geometry import needs_mark, solid
 from reader.synth.glyphs import MORE_FONT_CANDIDATES, draw_varied, reshape
 from reader.synth.mesh import atlas_grid
 
@@ -85,7 +85,7 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
     `glyphs` (x scale, shear, stroke weight, digit spacing; see `vary_glyphs`) reshapes a font's
     digits the way other makers' moulds do: narrower or wider, leaning, heavier or lighter, the two
     digits of a number closer or further apart. `forms` (see `digit_forms.vary_forms`) draws some
-    digits in a maker's form: a flagged or footed 1, a flat-topped 3, a crossed 7."""
+    digits in a maker's form: a footed 1, a flat-topped 3, a crossed 7."""
     from PIL import Image, ImageDraw
 
     big = size * 2

@@ -6,7 +6,7 @@
 Why: a look taught on other renders is judged first by whether it reads more real D20 right, before
 the reader's thresholds and the other looks blur the answer (models/reader.md: sessions 22, 33, 46
 and 49 each wrote this measurement again). Each look cuts the die at 0.45 x its box, as the D20
-looks are taught, in its two views, pooled as the reader pools them (a geometric mean). Real
+looks are taught, in its two views, averaged as the reader averages a second look's views. Real
 photos hold one die; the detector boxes it (`single_find`). Rendered crops (`bulk crops --mix d20`)
 are read at their labelled boxes, flat D20 only. crops-fickett's series 151028 is left out: its
 caption is printed across the die. Prints per set and look: top-1 right, right and wrong at
@@ -24,7 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from reader.dice import FACES
 from reader.vision.detector import DiceDetector
+from reader.vision.faces import softmax
 from reader.vision.onnx_model import MODELS_DIR, OnnxModel
 from reader.vision.realdata import load_set
 from reader.vision.single_find import find_single_die
@@ -36,12 +38,10 @@ CAPTIONED = "151028"  # crops-fickett's series with its caption across the die
 
 
 def pooled(look: TopFaceLook, image: np.ndarray, box: tuple) -> np.ndarray:
-    """The look's face probabilities for one D20, its views pooled by a geometric mean."""
+    """The look's face probabilities for one D20, its views averaged as FaceReader.evidence averages
+    a second look's views (at the look's own temperature, 1 here)."""
     logits = look.face_logits(image, [box], ["d20"])[0]
-    p = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    g = np.exp(np.log(p + 1e-9).mean(axis=0))
-    return g / g.sum()
+    return softmax(logits[:, :FACES["d20"]], look.temperature).mean(axis=0)
 
 
 def real_dice(folder: Path, detector: DiceDetector, limit: int | None, seed: int = 3):

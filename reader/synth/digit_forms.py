@@ -9,7 +9,7 @@ glyph so that its weight and height stay the font's.
 
 A flagged 1 is not among them. Drawn two ways (a short, flat flag; a long, steep one as the maker's),
 it made the 1 -> 7 confusion worse in both controlled CPU pairs (type-lurig's 1 read 7: 15 and 11
-without it, 22 and 22 with it; crops-fickett's 1 read 19: 9 and 7, 16 and 16). The flat-topped 3
+without it, 21 and 22 with it; crops-fickett's 1 read 19: 7 and 7, 17 and 16). The flat-topped 3
 took lurig's 13 -> 12 from 10 and 9 to 2 and 6 (models/reader.md, session 49).
 
 Each form is a function of one digit's ink mask (uint8, 0/255, cut to the glyph's box) and returns
@@ -34,10 +34,6 @@ def stroke_width(mask: np.ndarray) -> float:
     return float(2.0 * cv2.distanceTransform(ink, cv2.DIST_L2, 3).max())
 
 
-def _pad(mask: np.ndarray, left: int, right: int) -> np.ndarray:
-    return cv2.copyMakeBorder(mask, 0, 0, left, right, cv2.BORDER_CONSTANT, value=0)
-
-
 def foot1(mask: np.ndarray) -> np.ndarray:
     """A 1 standing on a foot: a bar under its stem, about half its height wide."""
     h, w = mask.shape
@@ -45,12 +41,12 @@ def foot1(mask: np.ndarray) -> np.ndarray:
     half = int(round(0.27 * h))
     stem = np.nonzero(mask[h // 2] > 127)[0]
     cx = int(stem.mean()) if stem.size else w // 2
-    grow = max(0, half - cx, cx + half - (w - 1))
-    m = _pad(mask, left=grow, right=grow)
-    cx += grow
+    left, right = max(0, half - cx), max(0, cx + half - (w - 1))  # the foot may be wider than the 1
+    m = cv2.copyMakeBorder(mask, 0, 0, left, right, cv2.BORDER_CONSTANT, value=0)
+    cx += left
     t = max(1, int(round(0.6 * st)))
     cv2.rectangle(m, (cx - half, h - t), (cx + half, h - 1), 255, thickness=-1)
-    return _trim_left(m)
+    return m
 
 
 def flat3(mask: np.ndarray) -> np.ndarray:
@@ -79,11 +75,6 @@ def cross7(mask: np.ndarray) -> np.ndarray:
     top, bottom = h // 2 - t // 2, h // 2 + t - t // 2
     cv2.rectangle(m, (max(0, cx - half), top), (min(w - 1, cx + half), bottom), 255, thickness=-1)
     return m
-
-
-def _trim_left(m: np.ndarray) -> np.ndarray:
-    cols = np.nonzero(m.max(axis=0) > 0)[0]
-    return m[:, cols.min():] if cols.size else m
 
 
 FORMS = {"foot1": ("1", foot1), "flat3": ("3", flat3), "cross7": ("7", cross7)}

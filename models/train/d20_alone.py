@@ -2,6 +2,7 @@
 
     python -m models.train.d20_alone release=models/reader_top_d20.onnx new=work/x/look.onnx \\
         --real work/lurig_faces --real ../shared/realdata/crops-fickett --rendered work/synth/d20_s4950
+    python -m models.train.d20_alone release=models/reader_top_d20.onnx --cut 0.3 0.35 0.45 --real ...
 
 Why: a look taught on other renders is judged first by whether it reads more real D20 right, before
 the reader's thresholds and the other looks blur the answer (models/reader.md: sessions 22, 33, 46
@@ -11,6 +12,10 @@ photos hold one die; the detector boxes it (`single_find`). Rendered crops (`bul
 are read at their labelled boxes, flat D20 only. crops-fickett's series 151028 is left out: its
 caption is printed across the die. Prints per set and look: top-1 right, right and wrong at
 p >= 0.9, and the commonest confusions (label -> read).
+
+`--cut` measures each look at other cuts too (the look's name then says which, `release@0.35`):
+the release's look is surest on real D20 cut tighter than it was taught at, and on rendered ones
+at its own cut (models/reader.md, "Session 50").
 """
 
 from __future__ import annotations
@@ -90,13 +95,20 @@ def main(argv=None) -> int:
     ap.add_argument("--real-limit", type=int, default=800, help="photos per real set at most (a fixed sample)")
     ap.add_argument("--rendered", type=Path, action="append", default=[], help="a folder of bulk crops")
     ap.add_argument("--models", type=Path, default=MODELS_DIR, help="where detector.onnx is")
+    ap.add_argument("--cut", type=float, nargs="+", default=[CUT], metavar="SIDE",
+                    help=f"cut side / box side, one or more (default {CUT}, as the D20 looks are taught)")
     args = ap.parse_args(argv)
+    if any(not 0.1 <= c <= 1.5 for c in args.cut):
+        ap.error(f"--cut {args.cut}: a cut is a share of the die's box side, 0.1 to 1.5")
     looks = {}
     for spec in args.looks:
         name, _, path = spec.partition("=")
         if not path:
             ap.error(f"{spec!r}: give NAME=LOOK.onnx")
-        looks[name] = TopFaceLook(OnnxModel(Path(path)), CUT, frozenset({"d20"}), name=name)
+        model = OnnxModel(Path(path))
+        for cut in args.cut:
+            shown = name if args.cut == [CUT] else f"{name}@{cut:g}"
+            looks[shown] = TopFaceLook(model, cut, frozenset({"d20"}), name=name)
     detector = DiceDetector(OnnxModel(args.models / "detector.onnx"))
     sets = [(f.name, lambda f=f: real_dice(f, detector, args.real_limit)) for f in args.real]
     sets += [(f.name, lambda f=f: rendered_dice(f)) for f in args.rendered]

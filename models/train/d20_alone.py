@@ -15,7 +15,7 @@ p >= 0.9, and the commonest confusions (label -> read).
 
 `--cut` measures each look at other cuts too (the look's name then says which, `release@0.35`):
 the release's look is surest on real D20 cut tighter than it was taught at, and on rendered ones
-at its own cut (models/reader.md, "Session 50").
+at its own cut or wider (models/reader.md, "Session 50").
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def real_dice(folder: Path, detector: DiceDetector, limit: int | None, seed: int
         image = cv2.imread(str(item.path))
         found = None if image is None else find_single_die(detector, image)
         if found is not None:
-            yield image, tuple(getattr(found, "box", found)), item.dice[0].value
+            yield image, tuple(found), item.dice[0].value
 
 
 def rendered_dice(folder: Path):

@@ -34,13 +34,20 @@ def stroke_width(mask: np.ndarray) -> float:
     return float(2.0 * cv2.distanceTransform(ink, cv2.DIST_L2, 3).max())
 
 
+def middle_x(mask: np.ndarray) -> int:
+    """Where a glyph's ink crosses its middle row (a 1's stem, a 7's diagonal): the column the
+    foot or cross bar is centred on."""
+    h, w = mask.shape
+    ink = np.nonzero(mask[h // 2] > 127)[0]
+    return int(ink.mean()) if ink.size else w // 2
+
+
 def foot1(mask: np.ndarray) -> np.ndarray:
     """A 1 standing on a foot: a bar under its stem, about half its height wide."""
     h, w = mask.shape
     st = stroke_width(mask)
     half = int(round(0.27 * h))
-    stem = np.nonzero(mask[h // 2] > 127)[0]
-    cx = int(stem.mean()) if stem.size else w // 2
+    cx = middle_x(mask)
     left, right = max(0, half - cx), max(0, cx + half - (w - 1))  # the foot may be wider than the 1
     m = cv2.copyMakeBorder(mask, 0, 0, left, right, cv2.BORDER_CONSTANT, value=0)
     cx += left
@@ -67,8 +74,7 @@ def cross7(mask: np.ndarray) -> np.ndarray:
     """A 7 crossed at half its height, as it is written in much of Europe."""
     h, w = mask.shape
     st = stroke_width(mask)
-    row = np.nonzero(mask[h // 2] > 127)[0]
-    cx = int(row.mean()) if row.size else w // 2
+    cx = middle_x(mask)
     half = int(round(0.26 * w))
     t = max(1, int(round(0.6 * st)))
     m = mask.copy()
@@ -91,14 +97,14 @@ def reform(char: str, mask: np.ndarray, forms: tuple) -> np.ndarray:
 
 def vary_forms(scene: dict, rng) -> None:
     """Give every numeral die in `scene` its makers' digit forms, each drawn with its FORM_CHANCE,
-    kept in its atlas after the glyphs' place."""
+    in the base fonts: its atlas gets no reshaped glyphs (`glyphs.vary_glyphs`'s place) and the
+    forms after it."""
     for d in scene["dice"]:
         atlas = list(d["material"]["atlas"])
         if atlas[1] == "pips" or atlas[0] == "d4":
             continue
         forms = tuple(name for name, chance in FORM_CHANCE.items() if rng.random() < chance)
-        glyphs = atlas[8] if len(atlas) > 8 else ()
-        d["material"]["atlas"] = atlas[:8] + [glyphs, forms]
+        d["material"]["atlas"] = atlas[:8] + [(), forms]
 
 
 def compose(text: str, font, h: float, max_w: float, forms: tuple, gap: float = 0.1) -> np.ndarray:
@@ -106,9 +112,10 @@ def compose(text: str, font, h: float, max_w: float, forms: tuple, gap: float = 
     `gap` x h apart, squeezed across to `max_w` at most: the ink mask cut to the numeral's box."""
     from PIL import Image, ImageDraw
 
+    measure = ImageDraw.Draw(Image.new("L", (1, 1)))
     pieces = []
     for ch in text:
-        x0, y0, x1, y1 = ImageDraw.Draw(Image.new("L", (1, 1))).textbbox((0, 0), ch, font=font)
+        x0, y0, x1, y1 = measure.textbbox((0, 0), ch, font=font)
         img = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
         ImageDraw.Draw(img).text((2 - x0, 2 - y0), ch, fill=255, font=font)
         m = np.asarray(img, np.uint8)

@@ -85,7 +85,7 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
     `glyphs` (x scale, shear, stroke weight, digit spacing; see `vary_glyphs`) reshapes a font's
     digits the way other makers' moulds do: narrower or wider, leaning, heavier or lighter, the two
     digits of a number closer or further apart. `forms` (see `digit_forms.vary_forms`) draws some
-    digits in a maker's form: a footed 1, a flat-topped 3, a crossed 7."""
+    digits of the base font in a maker's form: a footed 1, a flat-topped 3, a crossed 7."""
     from PIL import Image, ImageDraw
 
     big = size * 2
@@ -109,19 +109,17 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
         w, h = x1 - x0, y1 - y0
     cx = big / 2 + offset[0] * big
     cy = big / 2 + offset[1] * big
-    if forms and any(FORMS[f][0] in text for f in forms):
-        strip = compose(text, font, h, max_w, forms, gap=glyphs[3] if glyphs else 0.1)
-        sh, w = strip.shape
-        x, y = int(round(cx - w / 2)), int(round(cy - h / 2 + (h - sh)))
-        ink = np.asarray(img, np.uint8).copy()
-        ink[y: y + sh, x: x + w] = np.maximum(ink[y: y + sh, x: x + w], strip)
-        img = Image.fromarray(ink)
-        if glyphs:
-            img = reshape(img, (cx, cy), w, max_w, glyphs)
-        draw = ImageDraw.Draw(img)
-    elif glyphs:
+    if glyphs:
         w = draw_varied(draw, text, font, (cx, cy), h, max_w, glyphs)
         img = reshape(img, (cx, cy), w, max_w, glyphs)
+        draw = ImageDraw.Draw(img)
+    elif forms and any(FORMS[f][0] in text for f in forms):  # the base font, digit by digit
+        strip = compose(text, font, h, max_w, forms)
+        sh, w = strip.shape
+        x, y = int(round(cx - w / 2)), int(round(cy - h / 2 + (h - sh)))
+        ink = np.zeros((big, big), np.uint8)
+        ink[y: y + sh, x: x + w] = strip
+        img = Image.fromarray(ink)
         draw = ImageDraw.Draw(img)
     else:
         draw.text((cx - w / 2 - x0, cy - h / 2 - y0), text, fill=255, font=font)

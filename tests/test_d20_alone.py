@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from models.train import d20_alone
@@ -53,3 +54,40 @@ def test_a_cut_no_die_has_is_refused(cut):
     with pytest.raises(SystemExit) as stop:
         d20_alone.main([f"release={LOOK}", "--rendered", str(SINGLE_D20), "--cut", cut])
     assert stop.value.code == 2
+
+
+@pytest.mark.parametrize("top_p, right, share, threshold", [
+    pytest.param([0.99, 0.98, 0.97, 0.5], [True, True, False, True], 0.0, 0.98,
+                 id="none wrong allowed: stop above the surest wrong die"),
+    pytest.param([0.99, 0.98, 0.97, 0.5], [True, True, False, True], 0.5, 0.5,
+                 id="half may be wrong: every die"),
+    pytest.param([0.9, 0.9, 0.8], [True, False, True], 0.0, 1.0,
+                 id="a wrong die tied with the surest right one: nothing can be taken"),
+    pytest.param([0.7, 0.6], [False, True], 0.0, 1.0, id="the surest die wrong: nothing"),
+    pytest.param([0.95, 0.9, 0.85, 0.8], [True] * 4, 0.0, 0.8, id="none wrong: every die"),
+])
+def test_the_renders_threshold_is_the_lowest_meeting_the_wrong_share(top_p, right, share, threshold):
+    assert d20_alone.renders_threshold(np.array(top_p), np.array(right), share) == threshold
+
+
+THRESHOLD_LINE = re.compile(r"^at the renders' threshold (\S+)\s+p >= ([\d.]+): rendered (\d+)/(\d+) of (\d+) \| "
+                            r"single-d20 (\d+)/(\d+)$")
+
+
+def test_real_dice_are_read_at_the_threshold_the_renders_set(capsys):
+    # the fixture named twice: as renders (read at their labelled boxes) and as "real" photos (boxed
+    # by the detector, as a real set is), so the two columns are measured apart
+    assert d20_alone.main([f"release={LOOK}", "--rendered", str(SINGLE_D20), "--real", str(SINGLE_D20),
+                           "--cut", "0.35", "0.45"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {m.group(1): m.groups()[1:] for line in out if (m := THRESHOLD_LINE.match(line))}
+    assert list(rows) == ["release@0.35", "release@0.45"]
+    for t, right, wrong, of, real_right, real_wrong in rows.values():
+        assert int(of) == flat_valued_d20()
+        assert 0 < int(right) and int(wrong) <= d20_alone.WRONG_SHARE * (int(right) + int(wrong))
+        assert 0.0 < float(t) < 1.0 and int(real_right) + int(real_wrong) > 0
+
+
+def test_no_threshold_line_without_both_kinds_of_set(capsys):
+    assert d20_alone.main([f"release={LOOK}", "--rendered", str(SINGLE_D20)]) == 0
+    assert "threshold" not in capsys.readouterr().out

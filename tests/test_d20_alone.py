@@ -91,3 +91,13 @@ def test_real_dice_are_read_at_the_threshold_the_renders_set(capsys):
 def test_no_threshold_line_without_both_kinds_of_set(capsys):
     assert d20_alone.main([f"release={LOOK}", "--rendered", str(SINGLE_D20)]) == 0
     assert "threshold" not in capsys.readouterr().out
+
+
+def test_the_renders_threshold_pools_every_rendered_set(capsys):
+    # the threshold is the renders' as a whole: two rendered sets are counted together (here the
+    # fixture twice, so the same threshold over twice the dice)
+    assert d20_alone.main([f"release={LOOK}", "--rendered", str(SINGLE_D20), "--rendered", str(SINGLE_D20),
+                           "--real", str(SINGLE_D20)]) == 0
+    rows = [m.groups() for line in capsys.readouterr().out.splitlines() if (m := THRESHOLD_LINE.match(line))]
+    assert len(rows) == 1
+    assert int(rows[0][4]) == 2 * flat_valued_d20()

@@ -141,24 +141,25 @@ def main(argv=None) -> int:
             shown = name if args.cut == [CUT] else f"{name}@{cut:g}"
             looks[shown] = TopFaceLook(model, cut, frozenset({"d20"}), name=name)
     detector = DiceDetector(OnnxModel(args.models / "detector.onnx"))
-    sets = [(("real", f.name), lambda f=f: real_dice(f, detector, args.real_limit)) for f in args.real]
-    sets += [(("rendered", f.name), lambda f=f: rendered_dice(f)) for f in args.rendered]
+    # keyed by kind and folder: a folder can be named both ways, and two folders can share a name
+    sets = [(("real", f), lambda f=f: real_dice(f, detector, args.real_limit)) for f in args.real]
+    sets += [(("rendered", f), lambda f=f: rendered_dice(f)) for f in args.rendered]
     if not sets:
         ap.error("name a set: --real or --rendered")
     scored = {}
-    for (kind, set_name), dice in sets:
-        scored[kind, set_name] = score(looks, dice())
-        for name, s in scored[kind, set_name].items():
+    for key, dice in sets:
+        scored[key] = score(looks, dice())
+        for name, s in scored[key].items():
             worst = ", ".join(f"{a}->{b} x{n}" for (a, b), n in s["confused"].most_common(4))
-            print(f"{set_name:20s} {name:10s} top-1 {s['right']}/{s['dice']}  sure right {s['sure_right']} "
+            print(f"{key[1].name:20s} {name:10s} top-1 {s['right']}/{s['dice']}  sure right {s['sure_right']} "
                   f"wrong {s['sure_wrong']}  commonest: {worst}", flush=True)
-    rendered = [("rendered", f.name) for f in args.rendered]
+    rendered = [("rendered", f) for f in args.rendered]
     if rendered and args.real:
         for name in looks:
             pooled_renders = {key: [x for r in rendered for x in scored[r][name][key]] for key in ("top_p", "named")}
             t = renders_threshold(np.array(pooled_renders["top_p"]), np.array(pooled_renders["named"], bool))
             right, wrong = taken(pooled_renders, t)
-            reals = " | ".join(f"{f.name} %d/%d" % taken(scored["real", f.name][name], t) for f in args.real)
+            reals = " | ".join("{} {}/{}".format(f.name, *taken(scored["real", f][name], t)) for f in args.real)
             print(f"at the renders' threshold {name:10s} p >= {t:.3f}: rendered {right}/{wrong} of "
                   f"{len(pooled_renders['top_p'])} | {reals}", flush=True)
     return 0

@@ -22,7 +22,8 @@ renders' own threshold: the lowest at which the rendered D20 it accepts are at m
 issue's target), as the reader's calibration sets its thresholds on rendered dice. "Sure at 0.9"
 alone misleads: a look taught without unsure crops is sure of far more real D20 at 0.9 (crops-fickett
 126 against the release's 1), yet its wrong renders are as sure, so at the renders' threshold it
-reads fewer real D20 than the release (models/reader.md, "Session 51").
+reads fewer real D20 than the release (models/reader.md, "Session 51"). The line is a first filter:
+`candidate` decides, through the whole reader.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ import numpy as np
 
 # per die: the chance that its moulds cut each form
 FORM_CHANCE = {"foot1": 0.35, "flat3": 0.4, "cross7": 0.15}
+# the space between two digits of a number drawn in forms, x the tallest digit (the base font's own)
+DIGIT_GAP = 0.1
 
 
 def stroke_width(mask: np.ndarray) -> float:
@@ -107,9 +109,9 @@ def vary_forms(scene: dict, rng) -> None:
         d["material"]["atlas"] = atlas[:8] + [(), forms]
 
 
-def compose(text: str, font, h: float, max_w: float, forms: tuple, gap: float = 0.1) -> np.ndarray:
-    """`text` drawn digit by digit in `font` (digit height about `h` px), each digit in its forms,
-    `gap` x h apart, squeezed across to `max_w` at most: the ink mask cut to the numeral's box."""
+def compose(text: str, font, max_w: float, forms: tuple) -> np.ndarray:
+    """`text` drawn digit by digit in `font`, each digit in its forms, DIGIT_GAP x the tallest digit
+    apart, squeezed across to `max_w` at most: the ink mask cut to the numeral's box."""
     from PIL import Image, ImageDraw
 
     measure = ImageDraw.Draw(Image.new("L", (1, 1)))
@@ -123,7 +125,7 @@ def compose(text: str, font, h: float, max_w: float, forms: tuple, gap: float = 
         m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1] if ys.size else m
         pieces.append(reform(ch, np.ascontiguousarray(m), forms))
     height = max(p.shape[0] for p in pieces)
-    space = int(round(gap * height))
+    space = int(round(DIGIT_GAP * height))
     strip = np.zeros((height, sum(p.shape[1] for p in pieces) + space * (len(pieces) - 1)), np.uint8)
     x = 0
     for p in pieces:

@@ -114,7 +114,7 @@ def _draw_text_tile(text: str, font_path: str, height_frac: float, mark: str,
         img = reshape(img, (cx, cy), w, max_w, glyphs)
         draw = ImageDraw.Draw(img)
     elif forms and any(FORMS[f][0] in text for f in forms):  # the base font, digit by digit
-        strip = compose(text, font, h, max_w, forms)
+        strip = compose(text, font, max_w, forms)
         sh, w = strip.shape
         x, y = int(round(cx - w / 2)), int(round(cy - h / 2 + (h - sh)))
         ink = np.zeros((big, big), np.uint8)

@@ -18,8 +18,10 @@ the release's look is surest on real D20 cut tighter than it was taught at, and 
 at its own cut or wider (models/reader.md, "Session 50").
 
 Where both real and rendered sets are named, a last line per look reads the real D20 at the
-renders' own threshold: the lowest at which the rendered D20 it accepts are at most 0.5% wrong (the
-issue's target), as the reader's calibration sets its thresholds on rendered dice. "Sure at 0.9"
+renders' own threshold: the lowest at which at most 0.5% of the rendered D20 it accepts are wrong.
+The reader's calibration sets its thresholds on rendered dice too, but counts the wrong among all
+dice (`evaluate`'s accepted-but-wrong); here they are counted among the dice taken, which is
+stricter, so a look cannot lower its threshold by refusing more of the renders. "Sure at 0.9"
 alone misleads: a look taught without unsure crops is sure of far more real D20 at 0.9 (crops-fickett
 126 against the release's 1), yet its wrong renders are as sure, so at the renders' threshold it
 reads fewer real D20 than the release (models/reader.md, "Session 51"). The line is a first filter:
@@ -85,30 +87,21 @@ def renders_threshold(top_p: np.ndarray, right: np.ndarray, wrong_share: float =
     `wrong_share` wrong; 1.0 where even the surest die alone is wrong. Ties go in or out together."""
     order = np.argsort(-top_p, kind="stable")
     p, wrong = top_p[order], np.cumsum(~right[order])
-    best = 1.0
-    for k in range(len(p)):
-        if k + 1 < len(p) and p[k + 1] == p[k]:
-            continue  # a threshold takes every die of its probability
-        if wrong[k] <= wrong_share * (k + 1):
-            best = float(p[k])
-    return best
+    last_of_tie = np.r_[p[1:] != p[:-1], True]  # a threshold takes every die of its probability
+    safe = last_of_tie & (wrong <= wrong_share * np.arange(1, len(p) + 1))
+    return float(p[safe].min()) if safe.any() else 1.0
 
 
 def score(looks: dict, dice) -> dict:
-    """Per look: top-1 right, sure right, sure wrong, dice, the confusions counted, and each die's
-    top probability and whether its face was named right (for the renders' threshold)."""
-    out = {name: {"right": 0, "sure_right": 0, "sure_wrong": 0, "dice": 0,
-                  "confused": collections.Counter(), "top_p": [], "named": []} for name in looks}
+    """Per look: each die's top probability, whether its face was named right, and the confusions
+    counted (label -> read). The counts printed and the renders' threshold all come from these."""
+    out = {name: {"top_p": [], "named": [], "confused": collections.Counter()} for name in looks}
     for image, box, value in dice:
         for name, look in looks.items():
             g = pooled(look, image, box)
             face, s = int(g.argmax()) + 1, out[name]
-            s["dice"] += 1
-            s["right"] += face == value
             if face != value:
                 s["confused"][(value, face)] += 1
-            if g.max() >= SURE:
-                s["sure_right" if face == value else "sure_wrong"] += 1
             s["top_p"].append(float(g.max()))
             s["named"].append(face == value)
     return out
@@ -152,8 +145,9 @@ def main(argv=None) -> int:
         scored[key] = score(looks, dice())
         for name, s in scored[key].items():
             worst = ", ".join(f"{a}->{b} x{n}" for (a, b), n in s["confused"].most_common(4))
-            print(f"{key[1].name:20s} {name:10s} top-1 {s['right']}/{s['dice']}  sure right {s['sure_right']} "
-                  f"wrong {s['sure_wrong']}  commonest: {worst}", flush=True)
+            sure_right, sure_wrong = taken(s, SURE)
+            print(f"{key[1].name:20s} {name:10s} top-1 {sum(s['named'])}/{len(s['named'])}  sure right {sure_right} "
+                  f"wrong {sure_wrong}  commonest: {worst}", flush=True)
     rendered = [("rendered", f) for f in args.rendered]
     if rendered and args.real:
         for name in looks:

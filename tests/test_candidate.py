@@ -93,9 +93,9 @@ def test_calibrate_keeps_only_a_release_look_s_temperature(tmp_path):
               "--keep-temperature", "reader_top.onnx"])
 
 
-def _set(right, wrong, cocked=0, cocked_labeled=0, name="s"):
+def _set(right, wrong, cocked=0, cocked_labeled=0, name="s", mistyped=0):
     return {"set": name, "right": right, "accepted_wrong": wrong, "cocked_given_value": cocked,
-            "cocked_labeled": cocked_labeled, "type_accuracy": 0.99}
+            "cocked_labeled": cocked_labeled, "type_accuracy": 0.99, "mistyped_valued": mistyped}
 
 
 CASES = {
@@ -103,6 +103,8 @@ CASES = {
     "reads less, fewer wrong": (_set(400, 7), _set(390, 5), False),
     "one more wrong": (_set(873, 7), _set(875, 8), True),
     "one more cocked die valued": (_set(402, 7, 6, 110), _set(441, 5, 7, 110), True),
+    "a D4 given a value as another die": (_set(595, 8, mistyped=0), _set(600, 8, mistyped=1), True),
+    "as many valued as another die": (_set(595, 8, mistyped=1), _set(600, 8, mistyped=1), False),
 }
 
 

@@ -107,11 +107,21 @@ FIGURE_CASES = [
                  id="a numeral D6 is a d6"),
     pytest.param(lab(die="d4", box=None), face(die="d8", value=2),
                  dict(type_accuracy=0, share_accepted=None, accepted_wrong_rate=None,
-                      end_to_end=None),
-                 id="type-only label: a D4 called a D8 is a type error, no value figures"),
+                      end_to_end=None, mistyped_valued=1),
+                 id="type-only label: a D4 called a D8 is a type error, no value figures, "
+                    "but valued as another die"),
     pytest.param(lab(die="d4", box=None), face(die="d4", value=2),
-                 dict(type_accuracy=1, share_accepted=None, end_to_end=None),
+                 dict(type_accuracy=1, share_accepted=None, end_to_end=None, mistyped_valued=0),
                  id="type-only label: a D4 named d4 is right"),
+    pytest.param(lab(die="d6", value=None, box=None), face(die="d6", value=4),
+                 dict(type_accuracy=1, accepted_wrong_rate=None, mistyped_valued=0),
+                 id="type-only label read as its own type with a value: nothing to call wrong"),
+    pytest.param(lab(die="d4", value=None), unreadable(die="d6"),
+                 dict(type_accuracy=0, mistyped_valued=0),
+                 id="a D4 called a D6 but given no value: a type error only"),
+    pytest.param(lab(die="d12", value=None, state="cocked"), face(die="d20", value=7),
+                 dict(cocked_given_value=1, mistyped_valued=0),
+                 id="a cocked die valued as another die counts once, as cocked valued"),
     pytest.param(lab(value=2), None,
                  dict(found_rate=0, type_accuracy=None, share_accepted=None,
                       accepted_wrong_rate=0, end_to_end=0),
@@ -232,6 +242,17 @@ def test_details_name_the_confusions():
     text = format_details(s)
     assert "accepted-but-wrong 1" in text
     assert "d10 6->9 x1" in text
+
+
+def test_a_d4_valued_as_another_die_is_shown_and_told():
+    """A D4 read as a D6 showing 2 feeds the rules a value from a die that is not a D6: the sheet
+    puts it first, among the accepted wrong, and the details say so, though its label has no value."""
+    r = score_image("a.png", [lab(die="d4", value=None)], [face(die="d6", value=2, conf=0.93)], ms=1.0)
+    assert [d.kind for d in r.dice] == ["accepted-wrong"]
+    s = summarise("s", [r])
+    assert s.mistyped_valued == 1 and s.to_json()["mistyped_valued"] == 1
+    assert "given one as another die (a D4 read as a D6): 1" in format_details(s)
+    assert "as another die" not in format_details(one(lab(die="d4", value=None), unreadable()))
 
 
 def test_image_result_keeps_every_die_once():

@@ -27,6 +27,10 @@ Definitions (counts per set; a rate is None when its denominator is 0):
   end-to-end     found, accepted, right type and value / all dice with a value label
   false dets     readings matched to no labeled die
   false valued   false detections given a value: phantom dice the rules would count
+  mistyped valued dice labeled with no value (type-only labels, a D4) read as another die type
+                 and given a value: the rules would take a value from a die that is not what the
+                 reading says (a D4 read as a D6 showing 2). They have no value label, so they are
+                 not in accepted-wrong's count or its denominator; they are counted here instead.
   refused        matched dice with a value label given none, by the reading's reason
                  ("low confidence", "views disagree", "called cocked", ...)
 Type-only labels (value null, e.g. type-lurig) count for type accuracy only. A die labeled
@@ -167,6 +171,13 @@ class DieResult:
         return self.label is not None and self.label.state == "cocked" and self.accepted
 
     @property
+    def mistyped_valued(self) -> bool:
+        """A die labeled with no value (and not cocked) given a value as another die type: wrong
+        whatever its face, though its label says no value to compare (a D4 read as a D6's 2)."""
+        return (self.label is not None and self.label.value is None and self.label.state != "cocked"
+                and self.accepted and not self.type_right)
+
+    @property
     def phantom(self) -> bool:
         """A reading no labeled die explains, given a value: a die the rules would count that
         is not there (a printed numeral, a pattern on the cloth)."""
@@ -179,7 +190,7 @@ class DieResult:
             return "false-detection"
         if self.reading is None:
             return "missed"
-        if self.accepted_wrong or self.cocked_given_value:
+        if self.accepted_wrong or self.cocked_given_value or self.mistyped_valued:
             return "accepted-wrong"
         if not self.type_right:
             return "wrong-type"
@@ -254,6 +265,7 @@ class SetScore:
     cocked_given_value: int = 0
     false_detections: int = 0
     false_valued: int = 0  # false detections given a value: phantom dice
+    mistyped_valued: int = 0  # dice labeled with no value, given one as another die type
     ms: list[float] = field(default_factory=list)
     type_confusions: dict[str, int] = field(default_factory=dict)  # "d10->d8": count
     value_confusions: dict[str, int] = field(default_factory=dict)  # "d6 6->9" (accepted only)
@@ -320,6 +332,7 @@ class SetScore:
             "cocked_given_value": self.cocked_given_value,
             "false_detections": self.false_detections,
             "false_valued": self.false_valued,
+            "mistyped_valued": self.mistyped_valued,
             "found_rate": r(self.found_rate),
             "type_accuracy": r(self.type_accuracy),
             "share_accepted": r(self.share_accepted),
@@ -384,6 +397,7 @@ def summarise(name: str, results: Iterable[ImageResult]) -> SetScore:
             s.right += d.right
             s.accepted_wrong += d.accepted_wrong
             s.cocked_given_value += d.cocked_given_value
+            s.mistyped_valued += d.mistyped_valued
             if not d.type_right:
                 key = f"{d.label.die}->{d.reading.die}"
                 s.type_confusions[key] = s.type_confusions.get(key, 0) + 1

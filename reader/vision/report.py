@@ -67,6 +67,9 @@ def format_details(s: SetScore, top: int = 8) -> str:
         parts.append(f"  images that could not be read: {s.images_failed}")
     if s.cocked_labeled:
         parts.append(f"  cocked dice given a value: {s.cocked_given_value}/{s.cocked_labeled}")
+    if s.mistyped_valued:
+        parts.append(f"  dice labeled with no value given one as another die (a D4 read as a D6): "
+                     f"{s.mistyped_valued}")
     if len(s.by_die) > 1:  # a mixed set: which dice the end-to-end figure is made of
         order = sorted(s.by_die.items(), key=lambda kv: (FACES.get(kv[0], 99), kv[0]))
         parts.append("  end-to-end by die: " + ", ".join(f"{die} {right}/{n}" for die, (right, n) in order))

@@ -10,7 +10,7 @@ import pytest
 
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.detector import STRIDE, Heat
-from reader.vision.pieces import piece_pairs, refuse_pieces
+from reader.vision.pieces import merge_read_twice, piece_pairs, refuse_pieces
 
 TOP_FACE = Box(258.0, 122.0, 282.0, 146.0)     # the split D8 of fixtures/banish-7-d8-then-d6, roll 2
 LOWER_FACES = Box(255.0, 138.0, 277.0, 160.0)
@@ -119,3 +119,44 @@ def test_a_face_read_from_a_box_far_smaller_than_the_other_dice_is_refused(readi
             assert "piece of a die" in after.outcome.reason
         else:
             assert after == before
+
+
+# --- one die read twice --------------------------------------------------------------------------
+# Boxes of tray-mixed-bartek 20211121_175633 (a D10 boxed whole and again, both read 4: 0.69 of the
+# smaller box shared) and of tray-d6-nell IMG_20191209_095613 (two pink D6 side by side, turned 45
+# degrees, boxes sharing 0.48: two dice).
+WHOLE = Box(100.0, 100.0, 160.0, 160.0)
+AGAIN = Box(112.0, 90.0, 162.0, 140.0)       # shares 0.77 of its area with WHOLE
+SIDE_BY_SIDE = Box(131.0, 100.0, 191.0, 160.0)  # a die beside WHOLE, turned: shares 0.48
+
+
+def face(box, value, conf=0.95, die="d10"):
+    return DieReading(die, box, Face(value, conf), 0.99)
+
+
+TWICE_CASES = {
+    "one die read twice with one value is one die, the surer reading": (
+        [face(WHOLE, 4, 0.97), face(AGAIN, 4, 0.99)], [("d10", 4, AGAIN)]),
+    "one die read as two faces is one die that cannot be read": (
+        [face(WHOLE, 4), face(AGAIN, 6)], [("d10", None, WHOLE.hull(AGAIN))]),
+    "two die types in one place: one die that cannot be read": (
+        [face(WHOLE, 4), face(AGAIN, 4, die="d8")], [("d10", None, WHOLE.hull(AGAIN))]),
+    "two dice side by side stay two, even showing one value": (
+        [face(WHOLE, 4), face(SIDE_BY_SIDE, 4)], [("d10", 4, WHOLE), ("d10", 4, SIDE_BY_SIDE)]),
+    "a face and an unreadable reading are the pieces' business, not this": (
+        [face(WHOLE, 4), DieReading("d10", AGAIN, Unreadable("low confidence", 0.4))],
+        [("d10", 4, WHOLE), ("d10", None, AGAIN)]),
+    "three boxes on one die, all read 4: one die": (
+        [face(WHOLE, 4, 0.9), face(AGAIN, 4, 0.95), face(Box(105.0, 95.0, 158.0, 150.0), 4, 0.92)],
+        [("d10", 4, AGAIN)]),
+}
+
+
+@pytest.mark.parametrize(("readings", "want"), TWICE_CASES.values(), ids=TWICE_CASES.keys())
+def test_one_die_read_twice_is_one_die(readings, want):
+    out = merge_read_twice(readings)
+    assert [(r.die, r.value, r.box) for r in out] == want
+    for r in out:
+        if r.value is None and r.state == "unreadable" and "twice" in r.outcome.reason:
+            assert r.confidence == 0.0
+

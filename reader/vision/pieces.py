@@ -16,6 +16,11 @@ only when
 The recognizer then reads the union, and joins the pair only when the union reads as one accepted
 face.
 
+Two boxes on one die can also both be read, and both given a value (`merge_read_twice`): the
+detector boxed a die whole and again by its top face or a side face. The roll then held one die
+too many ("roll again" where one die was rolled), and where a die was missed besides, the count
+came out right with a value taken twice.
+
 A piece no other box joins is still read as a die: a pip of a 2 boxed alone is a confident 1, the
 upturned face of a cocked die a confident face. What gives it away is its size: the dice of one
 tray are of a size, and a box far smaller than the dice beside it is a piece (`refuse_pieces`).
@@ -46,6 +51,13 @@ MIN_RIDGE = 0.2      # or: the heatmap stays at least this high between the two 
 # right; a piece all the same, and the next right one is at 0.59).
 PIECE_SIZE = 0.55
 PIECE_NEEDS = 2      # other dice in the frame: with one, which of the two is the piece is unknown
+# Two faces read whose boxes overlap at least this share of the smaller box are one die read twice.
+# Measured (session 52, reader v21, pairs of readings given a value, every image of the real sets):
+# two labeled dice overlap up to 0.48 (tray-d6-nell: two pink D6 side by side turned 45 degrees,
+# 0.41 and 0.48; tray-mixed-bartek 0.42), and none of 4,700 real dice more; the pairs of one die
+# read twice overlap 0.58-1.0 (tray-d6-nell 1, tray-mixed-bartek 7, desk-d6-matteo 2, viewed:
+# work/s52/pairs.png) and on the renders 0.62-0.88 (3), with more such pairs at 0.41-0.50.
+TWICE_READ_OVERLAP = 0.55
 
 
 @dataclass(frozen=True)
@@ -105,3 +117,34 @@ def refuse_pieces(readings: list[DieReading], ratio: float = PIECE_SIZE,
                                               r.outcome.confidence))
         out.append(r)
     return out
+
+
+def merge_read_twice(readings: list[DieReading], overlap: float = TWICE_READ_OVERLAP) -> list[DieReading]:
+    """The readings, each pair of faces read from boxes overlapping at least `overlap` of the smaller
+    box taken for one die read twice: where both name one die type and value, the surer reading
+    alone; where they differ, one Unreadable die in the box holding both, for the two faces cannot
+    both be up. Neither can give the rules a value that was not read: two dice merged by mistake
+    show the same value, so a banish takes the value both show and the first player's roll is one
+    die short (roll again). Order kept, the merged reading where the first of its pair was."""
+    out: list[DieReading | None] = list(readings)
+    pairs = []
+    for i in range(len(out)):
+        for j in range(i + 1, len(out)):
+            a, b = out[i], out[j]
+            if not (isinstance(a.outcome, Face) and isinstance(b.outcome, Face)):
+                continue
+            share = a.box.intersection(b.box) / min(a.box.area, b.box.area)
+            if share >= overlap:
+                pairs.append((share, i, j))
+    for _, i, j in sorted(pairs, reverse=True):
+        a, b = out[i], out[j]
+        if a is None or b is None or not isinstance(a.outcome, Face) or not isinstance(b.outcome, Face):
+            continue  # one of the two is merged already, with a third
+        if (a.die, a.value) == (b.die, b.value):
+            out[i] = a if a.confidence >= b.confidence else b
+        else:
+            names = f"{a.die} {a.value} and {b.die} {b.value}"
+            out[i] = replace(a, box=a.box.hull(b.box),
+                             outcome=Unreadable(f"one die read twice, as {names}", 0.0))
+        out[j] = None
+    return [r for r in out if r is not None]

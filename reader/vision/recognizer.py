@@ -29,7 +29,7 @@ from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.onnx_model import OnnxModel, models_dir
-from reader.vision.pieces import accepted, piece_pairs, refuse_pieces
+from reader.vision.pieces import accepted, merge_read_twice, piece_pairs, refuse_pieces
 from reader.vision.seen import SeenLook
 from reader.vision.single_find import SINGLE_LONG_SIDE, find_single_die  # noqa: F401 (SINGLE_LONG_SIDE: models.train)
 from reader.vision.topface import TopFaceLook, in_place_of
@@ -189,6 +189,7 @@ class Recognizer:
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
+        readings = merge_read_twice(readings)
         readings.sort(key=_reading_order)
         return readings
 

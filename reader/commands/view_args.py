@@ -67,7 +67,7 @@ def add_guess_argument(p, rolls: bool = False) -> None:
                         "(reader.vision.camera_guess), a D6 keeping a value only where both readings give it "
                         "(reader.vision.reread). On the installed camera's 1280x720 renders 769 of 1,444 dice "
                         "read right become 904 (914 with each frame's own camera); on real trays no more are "
-                        "read and a few more are refused (nell and bartek with real D20 pasted in: 915 -> 894). "
+                        "read and a few more are refused (nell and bartek with real D20 pasted in: 915 -> 892). "
                         "A measured set-up (`dice-reader camera`) is better")
 
 

@@ -30,7 +30,7 @@ set-up's angle (LeanLook.p_leaning_under): 95 ms where 30, the same dice read wi
 read as if from above, leaves a die refused, a D6 then keeping a value only where both readings give it
 (reader.vision.reread; session 47). Not by default: on real trays the reading under a guessed camera
 reads no more dice and refuses a few more (nell and bartek with real D20 pasted in,
-benchmarks/dice_in_trays.py: 915 -> 894 right). Without it, a frame of three dice or more is guessed
+benchmarks/dice_in_trays.py: 915 -> 892 right). Without it, a frame of three dice or more is guessed
 only where a D20 there looks seen from straight above (reader.vision.above), to tell whether the
 camera sees that die near vertical.
 

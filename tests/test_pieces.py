@@ -160,3 +160,8 @@ def test_one_die_read_twice_is_one_die(readings, want):
         if r.value is None and r.state == "unreadable" and "twice" in r.outcome.reason:
             assert r.confidence == 0.0
 
+
+def test_the_two_faces_are_named_where_a_die_is_read_as_both():
+    (out,) = merge_read_twice([face(WHOLE, 4), face(AGAIN, 6)])
+    assert out.outcome.reason == "one die read twice, as D10 4 and D10 6"
+

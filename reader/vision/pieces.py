@@ -122,10 +122,11 @@ def refuse_pieces(readings: list[DieReading], ratio: float = PIECE_SIZE,
 def merge_read_twice(readings: list[DieReading], overlap: float = TWICE_READ_OVERLAP) -> list[DieReading]:
     """The readings, each pair of faces read from boxes overlapping at least `overlap` of the smaller
     box taken for one die read twice: where both name one die type and value, the surer reading
-    alone; where they differ, one Unreadable die in the box holding both, for the two faces cannot
-    both be up. Neither can give the rules a value that was not read: two dice merged by mistake
-    show the same value, so a banish takes the value both show and the first player's roll is one
-    die short (roll again). Order kept, the merged reading where the first of its pair was."""
+    alone; where they differ, one Unreadable die in the box holding both ("one die read twice, as
+    D10 4 and D10 6"), for the two faces cannot both be up. Neither can give the rules a value that
+    was not read: two dice merged by mistake show the same value, so a banish takes the value both
+    show and the first player's roll is one die short (roll again). Order kept, the merged reading
+    where the first of its pair was."""
     out: list[DieReading | None] = list(readings)
     pairs = []
     for i in range(len(out)):
@@ -143,7 +144,7 @@ def merge_read_twice(readings: list[DieReading], overlap: float = TWICE_READ_OVE
         if (a.die, a.value) == (b.die, b.value):
             out[i] = a if a.confidence >= b.confidence else b
         else:
-            names = f"{a.die} {a.value} and {b.die} {b.value}"
+            names = f"{a.die.upper()} {a.value} and {b.die.upper()} {b.value}"
             out[i] = replace(a, box=a.box.hull(b.box),
                              outcome=Unreadable(f"one die read twice, as {names}", 0.0))
         out[j] = None

@@ -122,9 +122,9 @@ def test_a_face_read_from_a_box_far_smaller_than_the_other_dice_is_refused(readi
 
 
 # --- one die read twice --------------------------------------------------------------------------
-# Boxes of tray-mixed-bartek 20211121_175633 (a D10 boxed whole and again, both read 4: 0.69 of the
-# smaller box shared) and of tray-d6-nell IMG_20191209_095613 (two pink D6 side by side, turned 45
-# degrees, boxes sharing 0.48: two dice).
+# Boxes laid out as measured on tray-mixed-bartek 20211121_175633 (a D10 boxed whole and again, both
+# read 4: 0.69 of the smaller box shared) and tray-d6-nell IMG_20191209_095613 (two red D6 side by
+# side, turned 45 degrees, boxes sharing 0.48: two dice).
 WHOLE = Box(100.0, 100.0, 160.0, 160.0)
 AGAIN = Box(112.0, 90.0, 162.0, 140.0)       # shares 0.77 of its area with WHOLE
 SIDE_BY_SIDE = Box(131.0, 100.0, 191.0, 160.0)  # a die beside WHOLE, turned: shares 0.48

@@ -53,8 +53,8 @@ PIECE_SIZE = 0.55
 PIECE_NEEDS = 2      # other dice in the frame: with one, which of the two is the piece is unknown
 # Two faces read whose boxes overlap at least this share of the smaller box are one die read twice.
 # Measured (session 52, reader v21, pairs of readings given a value, every image of the real sets):
-# two labeled dice overlap up to 0.48 (tray-d6-nell: two pink D6 side by side turned 45 degrees,
-# 0.41 and 0.48; tray-mixed-bartek 0.42), and none of 4,700 real dice more; the pairs of one die
+# two labeled dice overlap up to 0.48 (tray-d6-nell: two D6 side by side, turned, 0.41 and 0.48;
+# tray-mixed-bartek 0.42), none more of their 5,183 labeled dice; the pairs of one die
 # read twice overlap 0.58-1.0 (tray-d6-nell 1, tray-mixed-bartek 7, desk-d6-matteo 2, viewed:
 # work/s52/pairs.png) and on the renders 0.62-0.88 (3), with more such pairs at 0.41-0.50.
 TWICE_READ_OVERLAP = 0.55

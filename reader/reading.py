@@ -68,6 +68,11 @@ class Box:
         iy = max(0.0, min(self.y1, other.y1) - max(self.y0, other.y0))
         return ix * iy
 
+    def overlap(self, other: "Box") -> float:
+        """The share of the smaller box's area that the other covers: 1 for a box inside another,
+        whatever their sizes, where the IoU of a small box inside a big one is small."""
+        return self.intersection(other) / min(self.area, other.area)
+
     def iou(self, other: "Box") -> float:
         inter = self.intersection(other)
         union = self.area + other.area - inter

@@ -165,3 +165,12 @@ def test_the_two_faces_are_named_where_a_die_is_read_as_both():
     (out,) = merge_read_twice([face(WHOLE, 4), face(AGAIN, 6)])
     assert out.outcome.reason == "one die read twice, as D10 4 and D10 6"
 
+
+
+@pytest.mark.parametrize(("a", "b", "share"), [
+    pytest.param(Box(0.0, 0.0, 100.0, 100.0), Box(20.0, 20.0, 40.0, 40.0), 1.0, id="a small box inside a big one"),
+    pytest.param(Box(0.0, 0.0, 10.0, 10.0), Box(5.0, 0.0, 25.0, 10.0), 0.5, id="half of the smaller covered"),
+    pytest.param(Box(0.0, 0.0, 10.0, 10.0), Box(10.0, 0.0, 20.0, 10.0), 0.0, id="touching edges share nothing"),
+])
+def test_the_overlap_is_the_share_of_the_smaller_box_covered(a, b, share):
+    assert a.overlap(b) == b.overlap(a) == share

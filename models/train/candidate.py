@@ -77,13 +77,13 @@ def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list
                 or mistyped[1] > mistyped[0])
         if more:
             worse.append(c["set"])
-        cocked = (f", cocked valued {r['cocked_given_value']} -> {c['cocked_given_value']}"
-                  if r["cocked_labeled"] else "")
+        also = (f", cocked valued {r['cocked_given_value']} -> {c['cocked_given_value']}"
+                if r["cocked_labeled"] else "")
         if any(mistyped):
-            cocked += f", valued as another die {mistyped[0]} -> {mistyped[1]}"
+            also += f", valued as another die {mistyped[0]} -> {mistyped[1]}"
         typ = f", type {100 * r['type_accuracy']:.2f} -> {100 * c['type_accuracy']:.2f}%"
         lines.append(f"{c['set']}: right {r['right']} -> {c['right']}, wrong {r['accepted_wrong']} -> "
-                     f"{c['accepted_wrong']}{cocked}{typ}{'   MORE WRONG' if more else ''}")
+                     f"{c['accepted_wrong']}{also}{typ}{'   MORE WRONG' if more else ''}")
     return lines, worse
 
 

@@ -89,7 +89,7 @@ def piece_pairs(boxes: list[Box], readings: list[DieReading | None],
                 continue
             if accepted(readings[i]) and accepted(readings[j]):
                 continue
-            overlap = a.intersection(b) / min(a.area, b.area)
+            overlap = a.overlap(b)
             if overlap < MIN_OVERLAP:
                 continue
             union = a.hull(b)
@@ -128,19 +128,15 @@ def merge_read_twice(readings: list[DieReading], overlap: float = TWICE_READ_OVE
     show and the first player's roll is one die short (roll again). Order kept, the merged reading
     where the first of its pair was."""
     out: list[DieReading | None] = list(readings)
-    pairs = []
-    for i in range(len(out)):
-        for j in range(i + 1, len(out)):
-            a, b = out[i], out[j]
-            if not (isinstance(a.outcome, Face) and isinstance(b.outcome, Face)):
-                continue
-            share = a.box.intersection(b.box) / min(a.box.area, b.box.area)
-            if share >= overlap:
-                pairs.append((share, i, j))
-    for _, i, j in sorted(pairs, reverse=True):
+    faces = [i for i, r in enumerate(out) if accepted(r)]
+    pairs = sorted(((out[i].box.overlap(out[j].box), i, j) for n, i in enumerate(faces) for j in faces[n + 1:]),
+                   reverse=True)
+    for share, i, j in pairs:
+        if share < overlap:
+            break  # the pairs left overlap less
         a, b = out[i], out[j]
-        if a is None or b is None or not isinstance(a.outcome, Face) or not isinstance(b.outcome, Face):
-            continue  # one of the two is merged already, with a third
+        if not (accepted(a) and accepted(b)):
+            continue  # one of the two merged already, with a third
         if (a.die, a.value) == (b.die, b.value):
             out[i] = a if a.confidence >= b.confidence else b
         else:

@@ -10,6 +10,7 @@ world.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,23 +57,46 @@ def real_frames(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo")) ->
     return out
 
 
-def synth_frames(folder: Path, limit: int | None = None) -> list[Frame]:
-    """Rendered scenes in the shared labels.jsonl format (reader.synth bulk --kind scenes)."""
-    out = []
+def synth_frames(folder: Path, limit: int | None = None, threads: int = 8) -> list[Frame]:
+    """Frames in the shared labels.jsonl format: rendered scenes (reader.synth bulk --kind scenes), or
+    a pack of the real trays (`pack_real`), whose rows name their set and whose dice may say
+    `"size_known": false`. Decoded on `threads` threads (a GPU machine's thousands of renders)."""
     labels = folder / "labels.jsonl"
     if not labels.is_file():
-        return out
-    for line in labels.read_text().splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
-        boxes = [d["box"] for d in rec["dice"] if d.get("box")]
-        f = _load_image(folder / rec["image"], boxes, [True] * len(boxes), "synth")
-        if f is not None:
-            out.append(f)
-        if limit and len(out) >= limit:
-            break
-    return out
+        return []
+    recs = [json.loads(line) for line in labels.read_text().splitlines() if line.strip()][:limit]
+
+    def load(rec):
+        dice = [d for d in rec["dice"] if d.get("box")]
+        return _load_image(folder / rec["image"], [d["box"] for d in dice],
+                           [d.get("size_known", True) for d in dice], rec.get("source", "synth"))
+
+    with ThreadPoolExecutor(max(1, threads)) as pool:
+        return [f for f in pool.map(load, recs) if f is not None]
+
+
+def pack_real(out: Path, quality: int = 85) -> int:
+    """Write `real_frames()` (the real trays' training four-fifths, as the trainer sees them) as a
+    folder `synth_frames` reads, for a training machine without ../shared. The frames are 640 px on
+    their long side already; at JPEG quality 85 the 660 of them take about 29 MB, so they travel
+    with a call. The pack is the real photos' pixels: it lives in work/, never committed."""
+    return write_frames(out, real_frames(), quality)
+
+
+def write_frames(out: Path, frames: list[Frame], quality: int = 85) -> int:
+    """`frames` as a folder `synth_frames` reads back: each die's box, whether its size is known,
+    and the frame's source."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for i, f in enumerate(frames):
+        name = f"{i:05d}.jpg"
+        if not cv2.imwrite(str(out / name), f.image, [cv2.IMWRITE_JPEG_QUALITY, quality]):
+            raise OSError(f"could not write {out / name}")
+        dice = [{"box": [round(float(v), 2) for v in b], "size_known": bool(k)}
+                for b, k in zip(f.boxes, f.size_known)]
+        rows.append(json.dumps({"image": name, "source": f.source, "dice": dice}))
+    (out / "labels.jsonl").write_text("\n".join(rows) + "\n")
+    return len(rows)
 
 
 SMALL = (8.0, 24.0)  # die sides (px) of a far camera's frame in the detector's looks
@@ -155,3 +179,13 @@ def sample(frame: Frame, rng: np.random.Generator, patch: int = 256, right_angle
         else:
             mask[iy, ix] = 0.5  # offset only (see loss)
     return img, heat, size, off, mask
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="pack the real trays' training frames for a machine without ../shared")
+    ap.add_argument("--pack", type=Path, required=True, help="the folder to write (work/detpack)")
+    ap.add_argument("--quality", type=int, default=85)
+    a = ap.parse_args()
+    print(f"{pack_real(a.pack, a.quality)} frames -> {a.pack}")

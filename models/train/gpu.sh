@@ -4,6 +4,7 @@
 #
 #   bash models/train/gpu.sh render SECONDS all:8,numerals:6,d20-sharp:2 check
 #   bash models/train/gpu.sh train MINUTES whole,top
+#   bash models/train/gpu.sh scenes SECONDS 1280x720:8,960x540:8 detector MINUTES scratch,on
 #
 # Steps run in the order given: `render SECONDS MIXES` renders crops for SECONDS, one bulk process
 # per core, as many processes of each mix as MIXES says (16 in all; d20-sharp is --mix d20
@@ -17,11 +18,17 @@
 # release's D20 look taught on so, at a third of the rate; nearon: the camera path's D20 look,
 # reader_near_d20.onnx, taught on so at a third of the rate; UNSURE_SHARE, default 0.3, the no-face draws)
 # at once, from the committed models, sharing the cores between their batch builders.
+# `scenes SECONDS SIZES` renders tray frames (bulk scenes, every die type, the camera drawn off vertical)
+# for SECONDS, as many processes at each frame size as SIZES says, seeds from SCENE_SEED0 (default 401);
+# `detector MINUTES RUNS` teaches the detector on them and the real trays' pack for MINUTES (scratch:
+# from nothing, as v3 was, with all of it; on: v3 taught on at a quarter of the rate), the runs
+# sharing 14 patch builders.
 # What must travel with the call (`carry`; all gitignored, made here first; models/README.md,
 # "On a GPU machine", has the commands):
 #   render: .whl/ (moderngl, glcontext for Python 3.12), .gl/ (the GL loader debs, unpacked over
 #           / there), .dev/fonts.tar.xz (the renderer's numeral fonts at their Debian paths)
 #   check, train: work/pack/ (the real dice: python -m models.train.real_pack)
+#   detector: work/detpack/ (the real trays' training frames: python -m models.train.detector_data --pack work/detpack)
 # A call removes there the carried paths it does not name again, but keeps what a command wrote:
 # the renders in work/dsynth/ stay while the machine is warm (30 s after a call), so `train`
 # follows `render` in the very next call. Weights, logs and a sheet of the renders (renders.png:
@@ -198,10 +205,49 @@ train() {
     for look in "${looks[@]}"; do tail -n 2 "$OUT/$look.log"; done
 }
 
+scenes() {
+    local seconds=$1 seed=${SCENE_SEED0:-401} spec
+    # GL_READY=1: the renderer works here already (a dry run on a CPU machine)
+    if [ "${GL_READY:-0}" != 1 ]; then gl_setup; fi
+    fonts_check
+    mkdir -p work/dscenes
+    for spec in ${2//,/ }; do
+        local size=${spec%%:*}
+        for _ in $(seq "${spec##*:}"); do
+            timeout "$seconds" python3 -m reader.synth.bulk scenes --out "work/dscenes/s$seed" --count 100000 \
+                --seed "$seed" --width "${size%x*}" --height "${size#*x}" > "work/dscenes/s$seed.log" 2>&1 &
+            seed=$((seed + 1))
+        done
+    done
+    wait || true
+    echo "rendered $(cat work/dscenes/s*/labels.jsonl 2>/dev/null | wc -l) scenes in ${seconds}s"
+    sheet "$OUT/scenes.png" $(ls -d work/dscenes/s*/ | head -n 4)
+    tail -n 2 "work/dscenes/s${SCENE_SEED0:-401}.log"
+}
+
+detector() {
+    local minutes=$1 runs=(${2//,/ })
+    local synth=() workers=$((14 / ${#runs[@]}))
+    for d in work/dscenes/s*/; do synth+=("$d"); done
+    local common=(--device "${DEVICE:-cuda}" --workers "$workers" --batch 64 --minutes "$minutes" --real work/detpack
+                  --size-weight 3 --small-share 0.1 --save-seconds 45)
+    for run in "${runs[@]}"; do
+        case "$run" in
+            scratch) python3 -m models.train.train_detector "${common[@]}" --lr 2e-3 --synth "${synth[@]}" \
+                         --synth-share 0.5 --seed 61 --out "$OUT/det_scratch.pt" > "$OUT/det_scratch.log" 2>&1 & ;;
+            on) python3 -m models.train.train_detector "${common[@]}" --lr 5e-4 --init models/detector.onnx \
+                    --synth "${synth[@]}" --synth-share 0.4 --seed 62 --out "$OUT/det_on.pt" > "$OUT/det_on.log" 2>&1 & ;;
+            *) echo "gpu.sh: no detector run named $run (scratch, on)"; exit 2 ;;
+        esac
+    done
+    wait
+    for run in "${runs[@]}"; do tail -n 2 "$OUT/det_$run.log"; done
+}
+
 while [ $# -gt 0 ]; do
     case "$1" in
-        render|train) "$1" "$2" "$3"; shift 3 ;;
+        render|train|scenes|detector) "$1" "$2" "$3"; shift 3 ;;
         check) check; shift ;;
-        *) echo "gpu.sh: unknown step $1 (render SECONDS MIXES, check, train MINUTES LOOKS)"; exit 2 ;;
+        *) echo "gpu.sh: unknown step $1 (render SECONDS MIXES, check, train MINUTES LOOKS, scenes SECONDS SIZES, detector MINUTES RUNS)"; exit 2 ;;
     esac
 done

@@ -2,6 +2,12 @@
 
     python -m models.train.train_detector --minutes 20 [--synth work/synth/scenes]
     python -m models.train.train_detector --init models/detector.onnx ...   # taught on from the release
+    python -m models.train.train_detector --device cuda --workers 7 --batch 64 --real work/detpack ...
+
+On a GPU machine the patches are the bottleneck (the network has 109k parameters): `--workers` builds
+them in that many processes, each drawing its own patches from the same frames (`--workers 0`, the
+default, draws them in the trainer, draw for draw as before). `--real` reads the real trays from a
+pack (`python -m models.train.detector_data --pack work/detpack`) where ../shared does not travel.
 
 CenterNet-style: a heatmap of die centres, the box size in log space and a sub-cell offset, at
 output stride 4. Time-budgeted: the cosine schedule is planned for the given minutes.
@@ -13,6 +19,7 @@ import argparse
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -33,6 +40,14 @@ def focal(pred_logit, gt):
     return -(pos_loss.sum() + neg_loss.sum()) / n
 
 
+def _save(net, out: Path):
+    """The weights on the CPU (export and --init read them there), written whole or not at all: a run
+    stopped at its time limit leaves its last checkpoint readable."""
+    tmp = out.with_suffix(".tmp")
+    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, tmp)
+    tmp.replace(out)
+
+
 def batch(frames, weights, rng, bs, patch, small=0.0):
     idx = rng.choice(len(frames), size=bs, p=weights)
     imgs, heats, sizes, offs, masks = [], [], [], [], []
@@ -48,11 +63,33 @@ def batch(frames, weights, rng, bs, patch, small=0.0):
             torch.from_numpy(np.stack(offs)), torch.from_numpy(np.stack(masks)))
 
 
+class Patches(torch.utils.data.IterableDataset):
+    """Endless batches for the workers of a DataLoader, each worker its own seed. The frames were
+    loaded before the workers fork, so they share them, not copy them."""
+
+    def __init__(self, frames, weights, seed, bs, patch, small):
+        self.frames, self.weights, self.seed = frames, weights, seed
+        self.bs, self.patch, self.small = bs, patch, small
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        torch.set_num_threads(1)
+        cv2.setNumThreads(1)  # one core a worker: the workers are as many as the cores
+        while True:
+            yield batch(self.frames, self.weights, rng, self.bs, self.patch, self.small)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--minutes", type=float, default=20)
     ap.add_argument("--synth", type=Path, nargs="*", default=[], help="folders of rendered scenes")
     ap.add_argument("--synth-share", type=float, default=0.4)
+    ap.add_argument("--real", type=Path, default=None,
+                    help="the real trays from a pack (detector_data --pack) instead of ../shared")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--workers", type=int, default=0, help="processes building the patches (0: the trainer)")
+    ap.add_argument("--save-seconds", type=float, default=60, help="a checkpoint this often")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--patch", type=int, default=256)
     ap.add_argument("--threads", type=int, default=2)
@@ -66,10 +103,15 @@ def main(argv=None):
                     help="weight of the box-size loss: the reader's crop is cut from this box")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
+    if args.workers:
+        # OpenCV's thread pool, started in the trainer, does not survive the fork into the workers
+        cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
 
-    real = real_frames()
+    real = synth_frames(args.real) if args.real else real_frames()
+    if args.real and not real:
+        raise SystemExit(f"--real {args.real}: no frames (python -m models.train.detector_data --pack {args.real})")
     synth = [f for folder in args.synth for f in synth_frames(folder)]
     frames = real + synth
     w = np.array([1.0 / max(len(real), 1)] * len(real) + [1.0 / max(len(synth), 1)] * len(synth))
@@ -90,10 +132,18 @@ def main(argv=None):
         net.load_state_dict(torch.load(args.init))
     elif args.init:
         raise SystemExit(f"--init {args.init}: no such file (a .pt checkpoint or a models/*.onnx detector)")
+    net.to(args.device)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    if args.workers:
+        batches = iter(torch.utils.data.DataLoader(
+            Patches(frames, w, args.seed, args.batch, args.patch, args.small_share), batch_size=None,
+            num_workers=args.workers, prefetch_factor=4, persistent_workers=True))
+    else:
+        batches = None
     budget = args.minutes * 60
     t0 = time.time()
     step = 0
+    saved = t0
     ema = None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     while True:
@@ -103,7 +153,11 @@ def main(argv=None):
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch, args.small_share)
+        if batches is None:
+            x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch, args.small_share)
+        else:
+            x, heat, size, off, mask = next(batches)
+        x, heat, size, off, mask = (t.to(args.device, non_blocking=True) for t in (x, heat, size, off, mask))
         out = net(x)
         l_heat = focal(out[:, :1], heat)
         m_size = (mask == 1).float()[:, None]
@@ -120,9 +174,10 @@ def main(argv=None):
         if step % 50 == 0:
             print(f"step {step} t={time.time()-t0:.0f}s lr={lr:.5f} loss={ema:.3f} "
                   f"heat={l_heat.item():.3f} size={l_size.item():.3f} off={l_off.item():.3f}", flush=True)
-        if step % 500 == 0:
-            torch.save(net.state_dict(), args.out)
-    torch.save(net.state_dict(), args.out)
+        if time.time() - saved >= args.save_seconds:
+            _save(net, args.out)
+            saved = time.time()
+    _save(net, args.out)
     print(f"done: {step} steps in {time.time()-t0:.0f}s -> {args.out}", flush=True)
 
 

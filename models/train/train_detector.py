@@ -48,6 +48,11 @@ def _save(net, out: Path):
     tmp.replace(out)
 
 
+def network_input(x: torch.Tensor, device="cpu") -> torch.Tensor:
+    """A batch's uint8 N x H x W x 3 patches as the detector's input: float N x 3 x H x W in 0..1."""
+    return x.to(device, non_blocking=True).permute(0, 3, 1, 2).float() / 255.0
+
+
 def batch(frames, weights, rng, bs, patch, small=0.0):
     idx = rng.choice(len(frames), size=bs, p=weights)
     imgs, heats, sizes, offs, masks = [], [], [], [], []
@@ -58,7 +63,9 @@ def batch(frames, weights, rng, bs, patch, small=0.0):
         sizes.append(size)
         offs.append(off)
         masks.append(mask)
-    x = torch.from_numpy(np.stack(imgs)).permute(0, 3, 1, 2).float() / 255.0
+    # the patches stay uint8 and channels-last here: a builder's time goes to its patches, and the
+    # float NCHW the network takes is made where the network is (`network_input`), a quarter the bytes
+    x = torch.from_numpy(np.stack(imgs))
     return (x, torch.from_numpy(np.stack(heats))[:, None], torch.from_numpy(np.stack(sizes)),
             torch.from_numpy(np.stack(offs)), torch.from_numpy(np.stack(masks)))
 
@@ -126,7 +133,7 @@ def main(argv=None):
         # a committed detector, its checkpoint gone: rebuilt from its folded weights, each BatchNorm
         # refitted to the patches it will be taught on (models.train.onnx_weights)
         net = detector_from_onnx(args.init)
-        refit_batchnorm(net, [batch(frames, w, rng, args.batch, args.patch)[0] for _ in range(8)])
+        refit_batchnorm(net, [network_input(batch(frames, w, rng, args.batch, args.patch)[0]) for _ in range(8)])
         net.train()
     elif args.init and args.init.exists():
         net.load_state_dict(torch.load(args.init))
@@ -157,7 +164,8 @@ def main(argv=None):
             x, heat, size, off, mask = batch(frames, w, rng, args.batch, args.patch, args.small_share)
         else:
             x, heat, size, off, mask = next(batches)
-        x, heat, size, off, mask = (t.to(args.device, non_blocking=True) for t in (x, heat, size, off, mask))
+        x = network_input(x, args.device)
+        heat, size, off, mask = (t.to(args.device, non_blocking=True) for t in (heat, size, off, mask))
         out = net(x)
         l_heat = focal(out[:, :1], heat)
         m_size = (mask == 1).float()[:, None]

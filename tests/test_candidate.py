@@ -138,3 +138,22 @@ def test_a_failed_evaluation_says_why(tmp_path):
     # session 41: a candidate run stopped with "evaluate ... failed (exit 1)" and nothing more
     with pytest.raises(SystemExit, match="reader.onnx not found"):
         evaluate(tmp_path / "no-models", ["fixtures/stills"], tmp_path / "eval.json")
+
+
+def test_a_detector_is_judged_with_the_release_s_readers_as_they_are(tmp_path, monkeypatch):
+    """The readers were calibrated on labeled boxes, not on a detector's: a new detector is judged
+    with them untouched. Calibrated again, the comparison would mix the two changes."""
+    from models.train import candidate
+
+    ran, judged = [], []
+    monkeypatch.setattr(candidate, "_run", lambda cmd, log: ran.append(cmd))
+    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out: judged.append(models) or [
+        _set(400, 1, name=s) for s in sets])
+    new = tmp_path / "new_detector.onnx"
+    new.write_bytes(b"a detector taught anew")
+    assert candidate.main(["det", "--detector", str(new), "--out", str(tmp_path / "cand")]) == 0
+    folder = tmp_path / "cand" / "det"
+    assert ran == []
+    assert (folder / "detector.onnx").read_bytes() == new.read_bytes()
+    assert (folder / "reader.onnx").read_bytes() == (MODELS / "reader.onnx").read_bytes()
+    assert folder in judged

@@ -1,6 +1,10 @@
 """A new whole look or second look measured against the release, by the rule that ships a reader.
 
     python -m models.train.candidate NAME [--whole RAW.onnx] [--look reader_top.onnx=NEW.onnx ...]
+    python -m models.train.candidate NAME --detector NEW_DETECTOR.onnx
+
+A new detector is judged the same way with the release's readers as they are: they were calibrated
+on labeled boxes, not on any detector's, so nothing is calibrated again (session 53).
 
 Makes work/candidates/NAME/, a models folder: the release's files (models/) with the new ones in,
 calibrated keeping the release's thresholds and its looks' dice and pooling weights (`calibrate
@@ -113,6 +117,23 @@ def evaluate(models: Path, sets: list[str], out: Path) -> list[dict]:
     return json.loads(out.read_text())["sets"]
 
 
+def calibrate_into(folder: Path, args, top_face: list[dict], added: dict[str, list[str]],
+                   weights: dict[str, float], replaced: set[str], log: Path) -> None:
+    """The candidate's readers calibrated as the release's were, and written into `folder`."""
+    whole = args.whole or args.models / "reader.onnx"
+    if args.state_check:
+        shutil.copy(args.models / "reader.onnx", folder / "reader_state.onnx")
+    py = sys.executable
+    _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
+          *calibrate_args(top_face, folder, added, weights), "--thresholds-from", str(args.models / "reader.onnx"),
+          *(["--rule-for", *args.rule_for] if args.rule_for else []),
+          *kept_temperatures(top_face, replaced),
+          *(["--wrong-budget"] if args.wrong_budget else []),
+          *(["--state-check", str(folder / "reader_state.onnx")] if args.state_check else [])], log)
+    _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
+          "--meta", str(folder / "calibration.json"), "--version", args.name], log)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("name")
@@ -128,6 +149,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
                     help="these die types take the rule's threshold, the rest the release's (calibrate "
                          "--rule-for: the type a new look reads)")
+    ap.add_argument("--detector", type=Path, default=None,
+                    help="a detector to try (an export of train_detector's weights), with the release's readers")
     ap.add_argument("--calib", type=Path, default=Path("work/reader.calib.npz"))
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
@@ -173,20 +196,17 @@ def main(argv=None) -> int:
             ap.error(f"--look-weight {item!r}: a weight over 0, at most 1")
         if name not in {t["model"] for t in top_face} | set(added):
             ap.error(f"--look-weight {item!r}: no such look in the release or among --look's new ones")
-    whole = args.whole or args.models / "reader.onnx"
-    if args.state_check:
-        shutil.copy(args.models / "reader.onnx", folder / "reader_state.onnx")
+    if args.detector:
+        if not args.detector.is_file():
+            ap.error(f"--detector {args.detector}: no such file")
+        shutil.copy(args.detector, folder / "detector.onnx")
+    # a detector alone keeps the release's readers as they are; anything else is calibrated as before
+    readers_new = not args.detector or any([args.whole, args.look, args.look_weight, args.rule_for,
+                                            args.wrong_budget, args.state_check])
     log = folder / "candidate.log"
     log.write_text("")
-    py = sys.executable
-    _run([py, "-m", "models.train.calibrate", str(whole), str(args.calib), "--out", str(folder / "calibration.json"),
-          *calibrate_args(top_face, folder, added, weights), "--thresholds-from", str(args.models / "reader.onnx"),
-          *(["--rule-for", *args.rule_for] if args.rule_for else []),
-          *kept_temperatures(top_face, replaced),
-          *(["--wrong-budget"] if args.wrong_budget else []),
-          *(["--state-check", str(folder / "reader_state.onnx")] if args.state_check else [])], log)
-    _run([py, "-m", "models.train.export", "calibration", str(whole), str(folder / "reader.onnx"),
-          "--meta", str(folder / "calibration.json"), "--version", args.name], log)
+    if readers_new:
+        calibrate_into(folder, args, top_face, added, weights, replaced, log)
     sets = list(SETS) + list(args.sets)
     # the release's figures by set as given, measured once for these model files
     release_file, digest = args.out / "release.json", release_digest(args.models)

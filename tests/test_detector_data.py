@@ -88,3 +88,18 @@ def test_the_trainer_with_patch_workers_writes_weights_the_exporter_reads(tmp_pa
     train_detector.main(["--real", str(tmp_path / "pack"), "--workers", "2", "--batch", "4", "--patch", "128",
                          "--minutes", "0.05", "--threads", "1", "--out", str(out)])
     DiceDetector().load_state_dict(torch.load(out))
+
+
+BOXED_TWICE = {
+    "one box on the die": ([[10, 10, 50, 50]], False),
+    "the die whole and its top face": ([[10, 10, 50, 50], [22, 20, 42, 40]], True),
+    "a D4 in two numeral pieces": ([[18, 25, 30, 37], [30, 25, 42, 37]], True),
+    "a touching neighbour's box centred outside the middle": ([[10, 10, 50, 50], [45, 10, 85, 50]], False),
+}
+
+
+@pytest.mark.parametrize("preds, twice", BOXED_TWICE.values(), ids=BOXED_TWICE.keys())
+def test_a_die_boxed_twice_is_counted(preds, twice):
+    from models.train.eval_detector import boxed_twice
+
+    assert boxed_twice([10, 10, 50, 50], preds) == twice

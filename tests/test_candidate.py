@@ -147,7 +147,7 @@ def test_a_detector_is_judged_with_the_release_s_readers_as_they_are(tmp_path, m
 
     ran, judged = [], []
     monkeypatch.setattr(candidate, "_run", lambda cmd, log: ran.append(cmd))
-    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out: judged.append(models) or [
+    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out, shift="0,0": judged.append(models) or [
         _set(400, 1, name=s) for s in sets])
     new = tmp_path / "new_detector.onnx"
     new.write_bytes(b"a detector taught anew")
@@ -157,3 +157,36 @@ def test_a_detector_is_judged_with_the_release_s_readers_as_they_are(tmp_path, m
     assert (folder / "detector.onnx").read_bytes() == new.read_bytes()
     assert (folder / "reader.onnx").read_bytes() == (MODELS / "reader.onnx").read_bytes()
     assert folder in judged
+
+
+def test_figures_at_several_shifts_are_summed():
+    from models.train.candidate import summed
+
+    at = [_set(400, 1, 6, 110, mistyped=1), _set(396, 3, 5, 110, mistyped=0)]
+    at[1]["type_accuracy"] = 0.97
+    s = summed(at)
+    assert (s["right"], s["accepted_wrong"], s["cocked_given_value"], s["cocked_labeled"], s["mistyped_valued"]) == \
+        (796, 4, 11, 220, 1)
+    assert s["type_accuracy"] == pytest.approx(0.98) and s["set"] == "s"
+
+
+def test_a_candidate_is_judged_at_every_move(tmp_path, monkeypatch, capsys):
+    """A pixel moves a set's figures by a few dice (session 53): judged at several moves of the
+    frames, release and candidate are each read at every one, and the sums are compared."""
+    from models.train import candidate
+
+    asked = []
+
+    def fake_evaluate(models, sets, out, shift="0,0"):
+        asked.append((Path(models).name, shift))
+        right = 400 if Path(models).name == "models" else 402
+        return [_set(right if shift == "0,0" else right - 3, 1, name=s) for s in sets]
+
+    monkeypatch.setattr(candidate, "evaluate", fake_evaluate)
+    new = tmp_path / "d.onnx"
+    new.write_bytes(b"a detector")
+    candidate.main(["det", "--detector", str(new), "--out", str(tmp_path / "c"), "--moved"])
+    assert {shift for _, shift in asked} == {"0,0", "1,0", "0,1", "-1,-1"}
+    assert {name for name, _ in asked} == {"models", "det"}
+    out = capsys.readouterr().out
+    assert "summed over" in out and "right 1591 -> 1599, wrong 4 -> 4" in out

@@ -220,3 +220,39 @@ def test_sheet_tiles_worst_first_and_survives_an_unreadable_image(tiny_set):
     assert [d.kind for d in wrong_dice(res.dice)] == ["accepted-wrong", "missed"]
     sheet = draw_sheet(res.dice, lambda path: None, title="t", columns=4)
     assert sheet is not None and sheet.shape[1] == 4 * (TILE + 12)
+
+
+class BrightBoxRecognizer:
+    """Test fake: reads a D6 3 in the box of the light pixels, wherever the image puts them."""
+
+    def __init__(self):
+        self.seen: list[tuple] = []
+
+    def read_frame(self, bgr):
+        ys, xs = np.nonzero(bgr.min(axis=2) > 200)
+        box = (float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max()))
+        self.seen.append(box)
+        return [reading("d6", 3, box)]
+
+
+def test_a_shifted_evaluation_reads_the_moved_image_and_scores_the_readings_where_the_dice_are(tmp_path):
+    """--shift: the recognizer is handed the image moved (a camera a hair to the side) and its
+    readings are moved back onto the labels, so a die read right is still scored right."""
+    from reader.vision.realdata import load_set
+
+    box = (100, 60, 160, 120)
+    draw_scene(tmp_path / "one.png", [box], seed=4)
+    (tmp_path / "labels.jsonl").write_text(json.dumps(
+        {"image": "one.png", "dice": [{"die": "d6", "value": 3, "box": list(box)}]}) + "\n")
+    rec = BrightBoxRecognizer()
+    (result,) = evaluate_cmd.evaluate_images(load_set(tmp_path), rec, shift=(6.0, -4.0))
+    assert rec.seen == [(106.0, 56.0, 166.0, 116.0)]
+    (die,) = result.dice
+    assert die.kind == "right" and tuple(die.reading.box) == (100.0, 60.0, 160.0, 120.0)
+
+
+@pytest.mark.parametrize("given", ["0.5", "a,b", "9,0"], ids=["one number", "not numbers", "too far"])
+def test_a_shift_that_is_no_hair_to_the_side_is_refused(given, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["evaluate", "--shift", given, "fixtures/stills"])
+    assert "--shift" in capsys.readouterr().err

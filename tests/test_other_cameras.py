@@ -1,6 +1,7 @@
 """The close camera's windows (reader.vision.other_cameras.close_up): a die wholly in a window comes
 out zoom times bigger where it was, and no window cuts a die in two (its label would be a guess)."""
 
+import pytest
 import numpy as np
 
 from reader.vision.other_cameras import VARIANTS, close_up
@@ -56,3 +57,22 @@ def test_a_set_written_with_its_images_reads_back(tmp_path):
     assert [im.name for im in back] == ["a.png", "b.jpg"] and back[0].dice == (die,)
     assert (cv2.imread(str(back[0].path)) == photo).all()          # lossless where it can be
     assert cv2.imread(str(back[1].path)).shape == photo.shape
+
+
+MOVES = {
+    "a whole pixel right": (1.0, 0.0, (10, 11), 255),
+    "two pixels down": (0.0, 2.0, (12, 10), 255),
+    "half a pixel right: the dot shared by two pixels": (0.5, 0.0, (10, 11), 128),
+    "moved back where it was": (0.0, 0.0, (10, 10), 255),
+}
+
+
+@pytest.mark.parametrize("dx, dy, at, level", MOVES.values(), ids=MOVES.keys())
+def test_a_scene_moved_a_hair_to_the_side(dx, dy, at, level):
+    from reader.vision.other_cameras import moved
+
+    img = np.zeros((24, 24, 3), np.uint8)
+    img[10, 10] = 255
+    out = moved(img, dx, dy)
+    assert out.shape == img.shape and out.dtype == np.uint8
+    assert abs(int(out[at][0]) - level) <= 1

@@ -40,12 +40,28 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
+    p.add_argument("--shift", metavar="DX,DY", type=parse_shift, default=(0.0, 0.0),
+                   help="move every image by DX,DY pixels before reading (parts of a pixel resampled) and "
+                        "score the readings moved back: how much of a figure holds a hair to the side "
+                        "(a few dice of a set move so; compare readers at several shifts, not at one)")
     view_args.add_arguments(p)
     view_args.add_guess_argument(p)
     p.add_argument("--truth-cameras", action="store_true",
                    help="rendered sets (fixtures/stills): read each frame knowing its camera, the field of view "
                         "and lean its truth events record, as a tray camera described at setup "
                         "(--camera-fov, --camera-tilt) is read")
+
+
+def parse_shift(text: str) -> tuple[float, float]:
+    import argparse
+
+    try:
+        dx, dy = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give DX,DY in pixels, e.g. 0.5,0.5") from None
+    if max(abs(dx), abs(dy)) > 8:
+        raise argparse.ArgumentTypeError(f"{text!r}: at most 8 pixels each way (a hair to the side)")
+    return dx, dy
 
 
 def resolve_set(spec: str) -> Path:
@@ -122,20 +138,30 @@ def truth_views(folder: Path, lean: bool = False) -> dict:
     return views
 
 
-def evaluate_images(images, recognizer, progress=None, views: dict | None = None):
+def evaluate_images(images, recognizer, progress=None, views: dict | None = None,
+                    shift: tuple[float, float] = (0.0, 0.0)):
     """Run the recognizer on each labeled image and score it; an unreadable image misses all.
     `views`: {image path: CameraView}, each image read knowing its camera; the recognizer's own
-    view is put back afterwards."""
+    view is put back afterwards. `shift`: each image read moved by (dx, dy) pixels, its readings
+    moved back (reader.vision.other_cameras.moved)."""
     if views is None:
-        return _evaluate(images, recognizer, progress, None)
+        return _evaluate(images, recognizer, progress, None, shift)
     own = recognizer.view
     try:
-        return _evaluate(images, recognizer, progress, views)
+        return _evaluate(images, recognizer, progress, views, shift)
     finally:
         recognizer.view = own
 
 
-def _evaluate(images, recognizer, progress, views):
+def _moved_back(readings, dx: float, dy: float):
+    from dataclasses import replace
+
+    from reader.reading import Box
+
+    return [replace(r, box=Box(r.box.x0 - dx, r.box.y0 - dy, r.box.x1 - dx, r.box.y1 - dy)) for r in readings]
+
+
+def _evaluate(images, recognizer, progress, views, shift=(0.0, 0.0)):
     from reader.imagefile import ImageError, load_image
     from reader.vision.evaluate import failed_image, score_image
 
@@ -147,6 +173,10 @@ def _evaluate(images, recognizer, progress, views):
         t0 = time.perf_counter()
         try:
             image = load_image(item.path)
+            if shift != (0.0, 0.0):
+                from reader.vision.other_cameras import moved
+
+                image = moved(image, *shift)
             if item.single:
                 readings = [recognizer.read_single(image)]
             else:
@@ -158,6 +188,8 @@ def _evaluate(images, recognizer, progress, views):
                                         f"recognizer failed: {type(exc).__name__}: {exc}"))
         else:
             ms = (time.perf_counter() - t0) * 1000
+            if shift != (0.0, 0.0):
+                readings = _moved_back(readings, *shift)
             results.append(score_image(path, item.dice, readings, ms))
         if progress is not None:
             progress(n)
@@ -240,7 +272,9 @@ def run(args, recognizer=None) -> int:
         if args.truth_cameras:
             views = {str(folder / f): v for f, v in truth[folder].items()}
             label += " (cameras known, lean look)" if args.lean_look else " (cameras known)"
-        results = evaluate_images(images, recognizer, Progress(label, len(images)), views)
+        if args.shift != (0.0, 0.0):
+            label += f" (moved {args.shift[0]:g},{args.shift[1]:g} px)"
+        results = evaluate_images(images, recognizer, Progress(label, len(images)), views, args.shift)
         score = summarise(label, results)
         scores.append(score)
         if not args.no_sheet:

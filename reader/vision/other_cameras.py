@@ -61,6 +61,16 @@ VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
 WINDOW_CENTRES = ((0.5, 0.5), (0.25, 0.25), (0.75, 0.75), (0.25, 0.75), (0.75, 0.25))
 
 
+def moved(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The scene moved by (dx, dy) pixels in the picture, as a camera a hair to the side takes it:
+    whole pixels are copied, parts of a pixel resampled (bilinear), the edge repeated into the gap.
+    A reading that holds only at one place to a pixel is luck, not skill: the reader's figures are
+    measured so too (`dice-reader evaluate --shift`)."""
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    h, w = img.shape[:2]
+    return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
              ) -> Iterator[tuple[np.ndarray, list[LabeledDie]]]:
     """A camera `zoom` times closer: windows of 1/zoom of the photo blown up `zoom` times, each with

@@ -251,7 +251,8 @@ def test_a_shifted_evaluation_reads_the_moved_image_and_scores_the_readings_wher
     assert die.kind == "right" and tuple(die.reading.box) == (100.0, 60.0, 160.0, 120.0)
 
 
-@pytest.mark.parametrize("given", ["0.5", "a,b", "9,0"], ids=["one number", "not numbers", "too far"])
+@pytest.mark.parametrize("given", ["0.5", "a,b", "9,0", "nan,0"], ids=["one number", "not numbers", "too far",
+                                                                       "not a number"])
 def test_a_shift_that_is_no_hair_to_the_side_is_refused(given, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["evaluate", "--shift", given, "fixtures/stills"])

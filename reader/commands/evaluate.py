@@ -59,7 +59,7 @@ def parse_shift(text: str) -> tuple[float, float]:
         dx, dy = (float(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: give DX,DY in pixels, e.g. 0.5,0.5") from None
-    if max(abs(dx), abs(dy)) > 8:
+    if not max(abs(dx), abs(dy)) <= 8:  # nan too
         raise argparse.ArgumentTypeError(f"{text!r}: at most 8 pixels each way (a hair to the side)")
     return dx, dy
 

@@ -69,10 +69,10 @@ MOVES = {
 
 @pytest.mark.parametrize("dx, dy, at, level", MOVES.values(), ids=MOVES.keys())
 def test_a_scene_moved_a_hair_to_the_side(dx, dy, at, level):
-    from reader.vision.other_cameras import moved
+    from reader.vision.other_cameras import shifted
 
     img = np.zeros((24, 24, 3), np.uint8)
     img[10, 10] = 255
-    out = moved(img, dx, dy)
+    out = shifted(img, dx, dy)
     assert out.shape == img.shape and out.dtype == np.uint8
     assert abs(int(out[at][0]) - level) <= 1

@@ -57,14 +57,14 @@ def real_frames(sets=("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo")) ->
     return out
 
 
-def synth_frames(folder: Path, limit: int | None = None, threads: int = 8) -> list[Frame]:
+def synth_frames(folder: Path, threads: int = 8) -> list[Frame]:
     """Frames in the shared labels.jsonl format: rendered scenes (reader.synth bulk --kind scenes), or
     a pack of the real trays (`pack_real`), whose rows name their set and whose dice may say
     `"size_known": false`. Decoded on `threads` threads (a GPU machine's thousands of renders)."""
     labels = folder / "labels.jsonl"
     if not labels.is_file():
         return []
-    recs = [json.loads(line) for line in labels.read_text().splitlines() if line.strip()][:limit]
+    recs = [json.loads(line) for line in labels.read_text().splitlines() if line.strip()]
 
     def load(rec):
         dice = [d for d in rec["dice"] if d.get("box")]

@@ -81,8 +81,7 @@ class Patches(torch.utils.data.IterableDataset):
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
-        torch.set_num_threads(1)
-        cv2.setNumThreads(1)  # one core a worker: the workers are as many as the cores
+        torch.set_num_threads(1)  # one core a worker: the workers are as many as the cores
         while True:
             yield batch(self.frames, self.weights, rng, self.bs, self.patch, self.small)
 
@@ -112,6 +111,7 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     if args.workers:
         # OpenCV's thread pool, started in the trainer, does not survive the fork into the workers
+        # (session 53's first GPU call hung so); none started, and the workers keep the setting
         cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)

@@ -6,6 +6,7 @@ runs the recognizer, shows progress and writes the table, the JSON and the error
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -53,8 +54,6 @@ def add_arguments(p) -> None:
 
 
 def parse_shift(text: str) -> tuple[float, float]:
-    import argparse
-
     try:
         dx, dy = (float(v) for v in text.split(","))
     except ValueError:
@@ -143,7 +142,7 @@ def evaluate_images(images, recognizer, progress=None, views: dict | None = None
     """Run the recognizer on each labeled image and score it; an unreadable image misses all.
     `views`: {image path: CameraView}, each image read knowing its camera; the recognizer's own
     view is put back afterwards. `shift`: each image read moved by (dx, dy) pixels, its readings
-    moved back (reader.vision.other_cameras.moved)."""
+    moved back (reader.vision.other_cameras.shifted)."""
     if views is None:
         return _evaluate(images, recognizer, progress, None, shift)
     own = recognizer.view
@@ -153,17 +152,17 @@ def evaluate_images(images, recognizer, progress=None, views: dict | None = None
         recognizer.view = own
 
 
-def _moved_back(readings, dx: float, dy: float):
+def _evaluate(images, recognizer, progress, views, shift=(0.0, 0.0)):
     from dataclasses import replace
 
-    from reader.reading import Box
-
-    return [replace(r, box=Box(r.box.x0 - dx, r.box.y0 - dy, r.box.x1 - dx, r.box.y1 - dy)) for r in readings]
-
-
-def _evaluate(images, recognizer, progress, views, shift=(0.0, 0.0)):
     from reader.imagefile import ImageError, load_image
+    from reader.reading import Box
     from reader.vision.evaluate import failed_image, score_image
+    from reader.vision.other_cameras import shifted
+    from reader.vision.topface import moved
+
+    dx, dy = shift
+    moving = shift != (0.0, 0.0)
 
     results = []
     for n, item in enumerate(images, 1):
@@ -173,10 +172,8 @@ def _evaluate(images, recognizer, progress, views, shift=(0.0, 0.0)):
         t0 = time.perf_counter()
         try:
             image = load_image(item.path)
-            if shift != (0.0, 0.0):
-                from reader.vision.other_cameras import moved
-
-                image = moved(image, *shift)
+            if moving:
+                image = shifted(image, dx, dy)
             if item.single:
                 readings = [recognizer.read_single(image)]
             else:
@@ -188,8 +185,8 @@ def _evaluate(images, recognizer, progress, views, shift=(0.0, 0.0)):
                                         f"recognizer failed: {type(exc).__name__}: {exc}"))
         else:
             ms = (time.perf_counter() - t0) * 1000
-            if shift != (0.0, 0.0):
-                readings = _moved_back(readings, *shift)
+            if moving:  # back onto the labels
+                readings = [replace(r, box=Box(*moved(r.box, -dx, -dy))) for r in readings]
             results.append(score_image(path, item.dice, readings, ms))
         if progress is not None:
             progress(n)

@@ -61,7 +61,7 @@ VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
 WINDOW_CENTRES = ((0.5, 0.5), (0.25, 0.25), (0.75, 0.75), (0.25, 0.75), (0.75, 0.25))
 
 
-def moved(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+def shifted(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
     """The scene moved by (dx, dy) pixels in the picture, as a camera a hair to the side takes it:
     whole pixels are copied, parts of a pixel resampled (bilinear), the edge repeated into the gap.
     A reading that holds only at one place to a pixel is luck, not skill: the reader's figures are

@@ -3,7 +3,9 @@
 The reader is scored on cameras nobody here has; this prints, for each set's holdout fifth (every
 image of a set the models never train on), end-to-end and accepted-but-wrong as photographed, then
 in low light, tungsten light, monochrome, JPEG quality 25, out of focus, from a camera 3x
-closer, and from one with 3x the pixels 3x farther away (reader.vision.other_cameras). The variants are written to a temporary folder and deleted.
+closer, from one with 3x the pixels 3x farther away, and from one with 4x the pixels on the same
+tray, with its own sensor noise (reader.vision.other_cameras). The variants are written to a
+temporary folder and deleted.
 
 Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera]
      (default sets: tray-d6-nell tray-mixed-bartek, from ../shared/realdata)
@@ -23,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
 from reader.vision.evaluate import summarise  # noqa: E402
-from reader.vision.other_cameras import VARIANTS, close_up, far_away  # noqa: E402
+from reader.vision.other_cameras import VARIANTS, close_up, far_away, more_pixels  # noqa: E402
 from reader.vision.realdata import TRAINABLE, load_set, write_set  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
 
@@ -32,7 +34,8 @@ def write_variants(images, out: Path) -> dict[str, Path]:
     rng = np.random.default_rng(0)
     photos = [(im, img) for im in images if (img := cv2.imread(str(im.path))) is not None]
     folders = {}
-    for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close"), ("3x farther", "far")]:
+    for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close"), ("3x farther", "far"),
+                          ("4x pixels", "more")]:
         folder = out / name.replace(" ", "_")
         folder.mkdir()
         if variant == "close":
@@ -40,6 +43,8 @@ def write_variants(images, out: Path) -> dict[str, Path]:
                      for im, img in photos for k, (big, dice) in enumerate(close_up(img, im.dice))]
         elif variant == "far":
             shown = [(im.path.stem + ".jpg", *far_away(img, im.dice, 3.0)) for im, img in photos]
+        elif variant == "more":
+            shown = [(im.path.stem + ".jpg", *more_pixels(img, im.dice, rng)) for im, img in photos]
         else:
             shown = [(im.path.stem + ".png", img if variant is None else variant(img, rng), im.dice)
                      for im, img in photos]

@@ -4,7 +4,7 @@ out zoom times bigger where it was, and no window cuts a die in two (its label w
 import pytest
 import numpy as np
 
-from reader.vision.other_cameras import VARIANTS, close_up
+from reader.vision.other_cameras import VARIANTS, close_up, more_pixels
 from reader.vision.realdata import LabeledDie, load_set, write_labels
 
 PHOTO = np.zeros((300, 300, 3), np.uint8)  # windows of 100 x 100 at zoom 3
@@ -27,6 +27,18 @@ def test_a_window_that_cuts_a_die_is_left_out():
     across = LabeledDie("d6", 2, (190.0, 140.0, 215.0, 160.0))  # over the centre window's right edge
     inside = LabeledDie("d6", 5, (130.0, 140.0, 150.0, 160.0))
     assert list(close_up(PHOTO, (inside, across), zoom=3)) == []
+
+
+def test_a_camera_with_more_pixels_shows_the_same_die_bigger_with_noise_of_its_own():
+    photo = np.full((90, 160, 3), 120, np.uint8)
+    photo[30:50, 40:60] = 230  # a pale die, 20 px
+    die = LabeledDie("d6", 5, (40.0, 30.0, 60.0, 50.0))
+    big, (moved,) = more_pixels(photo, (die,), np.random.default_rng(0), zoom=4, noise=10.0)
+    assert big.shape == (360, 640, 3) and big.dtype == np.uint8
+    assert moved == LabeledDie("d6", 5, (160.0, 120.0, 240.0, 200.0))
+    inside, table = big[130:190, 170:230].astype(float), big[10:100, 10:100].astype(float)
+    assert abs(inside.mean() - 230) < 2 and abs(table.mean() - 120) < 2
+    assert 8 < table.std() < 12  # each of the new pixels its own noise
 
 
 def test_every_camera_keeps_the_photo_s_size_and_type():

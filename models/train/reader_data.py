@@ -17,7 +17,7 @@ import numpy as np
 
 from models.train.augment import defocus, photometric
 from models.train.nets import STATES, TYPES
-from reader.vision.crops import CROP, CROP_PER_SIDE
+from reader.vision.crops import CROP, CROP_PER_SIDE, warp
 from reader.vision.realdata import load_set, realdata_root
 
 CTX = 144
@@ -65,8 +65,7 @@ def context_patch(img: np.ndarray, box, border=cv2.BORDER_REPLICATE, angle: floa
         M[1, 2] += CTX / 2 - cy
     else:  # as every patch was cut before turning was asked for
         M = np.array([[s, 0, CTX / 2 - s * cx], [0, s, CTX / 2 - s * cy]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(img, M, (CTX, CTX), flags=interp, borderMode=border)
+    return warp(img, M, CTX, border)  # a big die blurred first, as the reader cuts it
 
 
 def tray_images(sets, holdout: bool = False):
@@ -324,5 +323,4 @@ def cut(patch: np.ndarray, side: float, angle: float, jx: float, jy: float) -> n
     M = cv2.getRotationMatrix2D((CTX / 2 + jx, CTX / 2 + jy), angle, s)
     M[0, 2] += CROP / 2 - (CTX / 2 + jx)
     M[1, 2] += CROP / 2 - (CTX / 2 + jy)
-    return cv2.warpAffine(patch, M, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return warp(patch, M, CROP)  # a loose cut shrinks: blurred first, as the reader cuts

@@ -3,7 +3,8 @@ cameras nobody here has, so its figures on the ones we have are also measured th
 
 Each variant is a pure function of an image (and a random generator, for sensor noise); the close
 camera also moves the labels, since it cuts windows of the photo and blows them up, and so does the
-far camera, which sets the photo in a larger frame. Writing the variants out and scoring them is
+far camera, which sets the photo in a larger frame, and the camera with more pixels, which blows it
+up. Writing the variants out and scoring them is
 benchmarks/other_cameras.py's and tests/test_close_camera.py's and test_far_camera.py's.
 """
 
@@ -96,6 +97,20 @@ def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
             continue
         big = cv2.resize(img[y0:y0 + hs, x0:x0 + ws], (ws * zoom, hs * zoom), interpolation=cv2.INTER_CUBIC)
         yield big, inside
+
+
+def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Generator, zoom: int = 4,
+                noise: float = 10.0) -> tuple[np.ndarray, list[LabeledDie]]:
+    """A camera with `zoom` times the pixels on the same tray (a 4K camera where the photo was 640 px):
+    the photo blown up (cubic), each new pixel with its own sensor noise of `noise` grey levels, the
+    boxes scaled. The dice are `zoom` times bigger in pixels, with the noise at their pixels' size,
+    not the photo's: what a big die's cut must not fold into blotches (reader.vision.crops.warp)."""
+    h, w = img.shape[:2]
+    big = cv2.resize(img, (w * zoom, h * zoom), interpolation=cv2.INTER_CUBIC).astype(np.float32)
+    big += rng.normal(0.0, noise, big.shape).astype(np.float32)
+    scaled = [LabeledDie(d.die, d.value, None if d.box is None else tuple(v * zoom for v in d.box), d.state)
+              for d in dice]
+    return np.clip(big, 0, 255).astype(np.uint8), scaled
 
 
 def far_away(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 3.0) -> tuple[np.ndarray, list[LabeledDie]]:

@@ -74,7 +74,7 @@ SHRINK_CASES = {
     "a turned view": (30.0, (200.0, 100.0, 380.0, 280.0), 1.35),
     "the second looks' 45": (45.0, (150.0, 80.0, 450.0, 380.0), 0.7),
     "a die past the frame's corner": (90.0, (-40.0, -30.0, 160.0, 170.0), 1.35),
-    "a die filling the frame (read --single)": (0.0, (0.0, 0.0, 600.0, 400.0), 1.35),
+    "a die filling the frame (read --single; averaged in blocks first)": (0.0, (0.0, 0.0, 600.0, 400.0), 1.35),
 }
 
 

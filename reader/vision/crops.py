@@ -71,19 +71,11 @@ def warp(image: np.ndarray, m: np.ndarray, size: int, border: int = cv2.BORDER_R
     if block >= 2:
         return _warp_blocks(image, m, size, border, block)
     sigma = float(np.sqrt((1.0 / scale) ** 2 - 1.0) / 2.0)
-    # the source rectangle the square's corners come from, wide enough that the blur's edge is not in it
-    margin = int(np.ceil(3 * sigma)) + 2
-    inv = cv2.invertAffineTransform(np.asarray(m, np.float64))
-    corners = np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1]], np.float64) @ inv.T
-    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - margin
-    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + margin
-    h, w = image.shape[:2]
-    if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:  # nothing of the image in reach: warp as it is
+    # wide enough that the blur's own edge is not in what the cut reads
+    reached = _reached(image, m, size, int(np.ceil(3 * sigma)) + 2, 1, border)
+    if reached is None:  # nothing of the image in reach: warp as it is
         return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
-    region = image[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
-    pads = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
-    if any(pads):
-        region = cv2.copyMakeBorder(region, *pads, border)
+    region, x0, y0 = reached
     blurred = cv2.GaussianBlur(region, (0, 0), sigma, borderType=border)
     on_region = np.asarray(m, np.float64).copy()
     on_region[:, 2] += on_region[:, :2] @ np.array([x0, y0], np.float64)
@@ -95,24 +87,35 @@ def _warp_blocks(image: np.ndarray, m: np.ndarray, size: int, border: int, block
     `block` x `block`, in blocks laid from the frame's corner (so the same for every box: the cut still
     moves smoothly), then warp() of what is left, a shrink of 2-4x. A Gaussian of the whole spread
     over a 4000x3000 photo read as one die took 4.4 s a cut, this 0.37 s; a 1200 px die 48 -> 4 ms."""
-    inv = cv2.invertAffineTransform(np.asarray(m, np.float64))
-    corners = np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1]], np.float64) @ inv.T
-    reach = block * 8  # the blur left after the blocks, 3 spreads of under 2 blocks, and a block spare
-    x0, y0 = (np.floor((corners.min(axis=0) - reach) / block).astype(int)) * block
-    x1, y1 = (np.ceil((corners.max(axis=0) + reach) / block).astype(int)) * block
-    h, w = image.shape[:2]
-    if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+    # the blur left after the blocks reaches 3 spreads of under 2 blocks; a block spare
+    reached = _reached(image, m, size, block * 8, block, border)
+    if reached is None:
         return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
-    region = image[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
-    pads = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
-    if any(pads):
-        region = cv2.copyMakeBorder(region, *pads, border)
-    small = cv2.resize(region, ((x1 - x0) // block, (y1 - y0) // block), interpolation=cv2.INTER_AREA)
+    region, x0, y0 = reached
+    small = cv2.resize(region, (region.shape[1] // block, region.shape[0] // block), interpolation=cv2.INTER_AREA)
     # a block's pixel u covers frame pixels x0 + block * u .. + block - 1: its middle at x0 + block * u + (block - 1) / 2
     on_small = np.asarray(m, np.float64).copy()
     on_small[:, 2] += on_small[:, :2] @ np.array([x0 + (block - 1) / 2, y0 + (block - 1) / 2])
     on_small[:, :2] *= block
     return warp(small, on_small, size, border)
+
+
+def _reached(image: np.ndarray, m: np.ndarray, size: int, margin: int, align: int, border: int):
+    """(the pixels a `size` square cut by `m` reads, `margin` more around, its corner x0, y0 on multiples
+    of `align`; x0; y0), beyond the image's edge filled as `border` fills it; None where the square
+    reaches nothing of the image."""
+    inv = cv2.invertAffineTransform(np.asarray(m, np.float64))
+    corners = np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1]], np.float64) @ inv.T
+    x0, y0 = np.floor((corners.min(axis=0) - margin) / align).astype(int) * align
+    x1, y1 = np.ceil((corners.max(axis=0) + margin) / align).astype(int) * align
+    h, w = image.shape[:2]
+    if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
+        return None
+    region = image[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+    pads = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
+    if any(pads):
+        region = cv2.copyMakeBorder(region, *pads, border)
+    return region, int(x0), int(y0)
 
 
 def to_tensor(crops: list[np.ndarray]) -> np.ndarray:

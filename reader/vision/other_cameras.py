@@ -3,9 +3,9 @@ cameras nobody here has, so its figures on the ones we have are also measured th
 
 Each variant is a pure function of an image (and a random generator, for sensor noise); the close
 camera also moves the labels, since it cuts windows of the photo and blows them up, and so does the
-far camera, which sets the photo in a larger frame, and the camera with more pixels, which blows it
-up. Writing the variants out and scoring them is
-benchmarks/other_cameras.py's and tests/test_close_camera.py's and test_far_camera.py's.
+far camera, which sets the photo in a larger frame, and the camera with more pixels, which blows
+it up. Writing the variants out and scoring them is benchmarks/other_cameras.py's and
+tests/test_close_camera.py's and test_far_camera.py's.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
 
 def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Generator, zoom: int = 4,
                 noise: float = 10.0) -> tuple[np.ndarray, list[LabeledDie]]:
-    """A camera with `zoom` times the pixels on the same tray (a 4K camera where the photo was 640 px):
+    """A camera with `zoom` times the pixels on the same tray (2560 px where the photo was 640):
     the photo blown up (cubic), each new pixel with its own sensor noise of `noise` grey levels, the
     boxes scaled. The dice are `zoom` times bigger in pixels, with the noise at their pixels' size,
     not the photo's: what a big die's cut must not fold into blotches (reader.vision.crops.warp)."""

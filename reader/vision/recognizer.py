@@ -41,6 +41,13 @@ from reader.vision.viewing import STEEP_LIMITS, CameraView, turned_back
 # under 0.71 of the image is smaller there than any die it was trained on, and is typed worse
 # (type-lurig: dice 36-53% of the image, 77% typed right from the whole image, 99% from the box).
 FILLS_IMAGE = 0.7
+# ... and also where the reader takes the detector's find for no die (p(none) over 1 - PIECE_DIE) and
+# the whole image surely for one (p(none) under 1 - WHOLE_DIE): in a photo of 400 px or more that the
+# die fills and the detector misses, the bigger looks (single_find) find a face or a numeral of it
+# instead, typed D6 or D10 and refused (session 54: type-lurig's holdout blown up 8x, 603 -> 610 of 615
+# typed right; as photographed, where such a die is read from the whole image, 612).
+PIECE_DIE = 0.5
+WHOLE_DIE = 0.9
 # A photo of one die is taken looking at it: where no camera is described and the die is refused as
 # read without one, it is read again as a camera straight above it sees it, a phone's field of view
 # wide, with the looks (read_single). Only the field of view's slant at the die's place depends on
@@ -434,6 +441,10 @@ class Recognizer:
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None
         def die_prob(ev):
             return 1.0 - (ev.type_probs[none_i] if none_i is not None else 0.0)
+        if len(candidates) == 1 and found is not None and die_prob(evidence[0]) < PIECE_DIE:
+            whole = self._evidence(image, [(0.0, 0.0, float(w), float(h))], looks, check_state=True)[0]
+            if die_prob(whole) > WHOLE_DIE:  # a piece of the die that fills the photo
+                candidates, evidence = [(0.0, 0.0, float(w), float(h))], [whole]
         k = int(np.argmax([die_prob(ev) for ev in evidence]))
         box = Box(*candidates[k])
         reading = self._decide(evidence[k], box, looks, allow_none=False)

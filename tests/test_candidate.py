@@ -121,17 +121,23 @@ def test_figures_of_other_sets_are_never_compared():
         compare([_set(1, 0), _set(2, 0)], [_set(1, 0)])
 
 
-def test_the_release_figures_are_measured_again_when_a_model_changes(tmp_path):
-    """The release's figures are cached by a digest of its model files: a new release (or a
-    model replaced by hand) must not be compared through the last release's figures."""
+@pytest.mark.parametrize("changed", ["reader.onnx", "crops.py"])
+def test_the_release_figures_are_measured_again_when_a_model_or_the_reading_code_changes(tmp_path, changed):
+    """The release's figures are cached by a digest of its model files and of the reading code: a new
+    release, a model replaced by hand, or a change to how dice are read (session 54: how a die is cut)
+    must not be compared through the last release's figures."""
     from models.train.candidate import release_digest
 
+    models, code = tmp_path / "models", tmp_path / "vision"
+    models.mkdir(), code.mkdir()
     for name in ("reader.onnx", "detector.onnx"):
-        (tmp_path / name).write_bytes(b"weights of " + name.encode())
-    before = release_digest(tmp_path)
-    assert release_digest(tmp_path) == before
-    (tmp_path / "reader.onnx").write_bytes(b"weights of a new release")
-    assert release_digest(tmp_path) != before
+        (models / name).write_bytes(b"weights of " + name.encode())
+    (code / "crops.py").write_text("CROP = 96\n")
+    before = release_digest(models, code)
+    assert release_digest(models, code) == before
+    folder = models if changed.endswith(".onnx") else code
+    (folder / changed).write_bytes(b"something new")
+    assert release_digest(models, code) != before
 
 
 def test_a_failed_evaluation_says_why(tmp_path):

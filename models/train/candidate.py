@@ -16,7 +16,8 @@ calibrated keeping the release's thresholds and its looks' dice and pooling weig
 --thresholds-from`, every look's place read from the release's own metadata, so nothing is
 restated by hand), the calibration written in with `export calibration`. Then `dice-reader
 evaluate` on every scored set, and a table beside the release's figures (models/ as committed,
-measured once into work/candidates/release.json, and again whenever a model file changes). Since reader v9 a candidate ships only when no
+measured once into work/candidates/release.json, and again whenever a model file or the reading code
+changes). Since reader v9 a candidate ships only when no
 set lets more wrong through and no more cocked dice are given a value; the table marks each set
 that does. Sessions 18-20 wrote this by hand as work-side scripts, once per session.
 
@@ -118,10 +119,16 @@ def release_key(set_name: str, shift: str) -> str:
     return set_name if shift == NO_SHIFT else f"{set_name} @ {shift}"
 
 
-def release_digest(models: Path) -> str:
-    """What the release's cached figures were measured with: a digest of its model files."""
+# the code that reads with the models: a change there moves the release's figures as a new model does
+# (session 54 changed how a die is cut, and lurig's faces read 533 -> 539 with the same model files)
+READING_CODE = Path(__file__).resolve().parents[2] / "reader" / "vision"
+
+
+def release_digest(models: Path, code: Path = READING_CODE) -> str:
+    """What the release's cached figures were measured with: a digest of its model files and of the
+    reading code (`code`'s Python files)."""
     h = hashlib.sha1()
-    for f in sorted(models.glob("*.onnx")):
+    for f in sorted(models.glob("*.onnx")) + sorted(code.glob("*.py")):
         h.update(f.name.encode() + f.read_bytes())
     return h.hexdigest()
 

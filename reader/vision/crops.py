@@ -66,7 +66,7 @@ def warp(image: np.ndarray, m: np.ndarray, size: int, border: int = cv2.BORDER_R
     models/reader.md, "Session 54"."""
     scale = float(np.hypot(m[0, 0], m[1, 0]))
     if scale >= 1.0:
-        return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
+        return _plain(image, m, size, border)
     block = int(1.0 / scale) // 2
     if block >= 2:
         return _warp_blocks(image, m, size, border, block)
@@ -74,12 +74,12 @@ def warp(image: np.ndarray, m: np.ndarray, size: int, border: int = cv2.BORDER_R
     # wide enough that the blur's own edge is not in what the cut reads
     reached = _reached(image, m, size, int(np.ceil(3 * sigma)) + 2, 1, border)
     if reached is None:  # nothing of the image in reach: warp as it is
-        return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
+        return _plain(image, m, size, border)
     region, x0, y0 = reached
     blurred = cv2.GaussianBlur(region, (0, 0), sigma, borderType=border)
     on_region = np.asarray(m, np.float64).copy()
     on_region[:, 2] += on_region[:, :2] @ np.array([x0, y0], np.float64)
-    return cv2.warpAffine(blurred, on_region, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
+    return _plain(blurred, on_region, size, border)
 
 
 def _warp_blocks(image: np.ndarray, m: np.ndarray, size: int, border: int, block: int) -> np.ndarray:
@@ -90,7 +90,7 @@ def _warp_blocks(image: np.ndarray, m: np.ndarray, size: int, border: int, block
     # the blur left after the blocks reaches 3 spreads of under 2 blocks; a block spare
     reached = _reached(image, m, size, block * 8, block, border)
     if reached is None:
-        return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
+        return _plain(image, m, size, border)
     region, x0, y0 = reached
     small = cv2.resize(region, (region.shape[1] // block, region.shape[0] // block), interpolation=cv2.INTER_AREA)
     # a block's pixel u covers frame pixels x0 + block * u .. + block - 1: its middle at x0 + block * u + (block - 1) / 2
@@ -98,6 +98,11 @@ def _warp_blocks(image: np.ndarray, m: np.ndarray, size: int, border: int, block
     on_small[:, 2] += on_small[:, :2] @ np.array([x0 + (block - 1) / 2, y0 + (block - 1) / 2])
     on_small[:, :2] *= block
     return warp(small, on_small, size, border)
+
+
+def _plain(image: np.ndarray, m: np.ndarray, size: int, border: int) -> np.ndarray:
+    """warpAffine's bilinear cut alone: right where `m` does not shrink, or once the blur is done."""
+    return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=border)
 
 
 def _reached(image: np.ndarray, m: np.ndarray, size: int, margin: int, align: int, border: int):

@@ -11,6 +11,7 @@ tests/test_close_camera.py's and test_far_camera.py's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -108,8 +109,7 @@ def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Ge
     h, w = img.shape[:2]
     big = cv2.resize(img, (w * zoom, h * zoom), interpolation=cv2.INTER_CUBIC).astype(np.float32)
     big += rng.normal(0.0, noise, big.shape).astype(np.float32)
-    scaled = [LabeledDie(d.die, d.value, None if d.box is None else tuple(v * zoom for v in d.box), d.state)
-              for d in dice]
+    scaled = [d if d.box is None else replace(d, box=tuple(v * zoom for v in d.box)) for d in dice]
     return np.clip(big, 0, 255).astype(np.uint8), scaled
 
 

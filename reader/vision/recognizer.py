@@ -435,16 +435,16 @@ class Recognizer:
         whole_photo = (0.0, 0.0, float(w), float(h))
         candidates = [whole_photo]
         found = found_as_is[0] if found_as_is is not None else find_single_die(self.detector, image)
+        smaller = found is not None and found.side < FILLS_IMAGE * max(w, h)  # read alone, without the photo
         if found is not None:  # the detector's own threshold already dropped the doubtful ones
-            fills = found.side >= FILLS_IMAGE * max(w, h)
-            candidates = [tuple(found)] + (candidates if fills else [])
+            candidates = [tuple(found)] + ([] if smaller else candidates)
         looks = self._looks()
         evidence = self._evidence(image, candidates, looks, check_state=True)
         # the box whose reading is most sure it shows a die
         none_i = self.faces.types.index("none") if "none" in self.faces.types else None
         def die_prob(ev):
             return 1.0 - (ev.type_probs[none_i] if none_i is not None else 0.0)
-        if len(candidates) == 1 and found is not None and die_prob(evidence[0]) < PIECE_DIE:
+        if smaller and die_prob(evidence[0]) < PIECE_DIE:
             whole = self._evidence(image, [whole_photo], looks, check_state=True)[0]
             if die_prob(whole) > WHOLE_DIE:  # a piece of the die that fills the photo
                 candidates, evidence = [whole_photo], [whole]

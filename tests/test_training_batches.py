@@ -141,3 +141,29 @@ def test_the_top_face_look_draws_frame_dice_as_rendered_ones(present, scene_shar
     w = draw_weights(ti, src, np.arange(len(src)), dice=("d20",), scene_share=scene_share)
     got = {k: float(w[src == name[k]].sum()) for k in present}
     assert got == pytest.approx(expected)
+
+
+# train_top_face --lurig-share: (dice present for the D6, lurig share) -> each source's share of the D6's
+# draws, real_share 0.5. A few hundred of type-lurig's photos beside thousands of tray dice are
+# otherwise drawn by their count; the share gives them their own part of the real draws.
+LURIG_SHARE_CASES = {
+    "not asked: by their count": ({"synth": 40, "nell": 90, "lurig": 10}, None,
+                                  {"synth": 0.5, "nell": 0.45, "lurig": 0.05}),
+    "a fifth of the real draws": ({"synth": 40, "nell": 90, "lurig": 10}, 0.2,
+                                  {"synth": 0.5, "nell": 0.4, "lurig": 0.1}),
+    "no tray dice: lurig takes the real share": ({"synth": 40, "lurig": 10}, 0.2, {"synth": 0.5, "lurig": 0.5}),
+    "no lurig dice: the tray dice take it": ({"synth": 40, "nell": 90}, 0.2, {"synth": 0.5, "nell": 0.5}),
+}
+
+
+@pytest.mark.parametrize("present, lurig_share, expected", LURIG_SHARE_CASES.values(), ids=LURIG_SHARE_CASES.keys())
+def test_the_top_face_look_gives_lurig_its_share_of_the_real_draws(present, lurig_share, expected):
+    from models.train.nets import TYPES
+    from models.train.train_top_face import draw_weights
+
+    name = {"synth": "synth", "nell": "tray-d6-nell", "lurig": "type-lurig"}
+    src = np.array([name[k] for k, n in present.items() for _ in range(n)])
+    ti = np.full(len(src), TYPES.index("d6"))
+    w = draw_weights(ti, src, np.arange(len(src)), dice=("d6",), real_share=0.5, lurig_share=lurig_share)
+    got = {k: float(w[src == name[k]].sum()) for k in present}
+    assert got == pytest.approx(expected)

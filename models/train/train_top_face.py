@@ -115,11 +115,15 @@ def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path |
 
 
 def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[str, ...] = tuple(TYPE_SHARE),
-                 real_share: float | None = None, scene_share: float = 0.0) -> np.ndarray:
+                 real_share: float | None = None, scene_share: float = 0.0,
+                 lurig_share: float | None = None) -> np.ndarray:
     """Draw probabilities: each type of `dice` its TYPE_SHARE, of that a real_share (default per
     type: REAL_SHARE) from real dice where there are any; of the rendered rest, `scene_share` from
     dice cut out of rendered tray frames where there are any, the others from crops. Rendered or
-    real is train_reader.source_group's say: a die of the frames is never counted as real."""
+    real is train_reader.source_group's say: a die of the frames is never counted as real.
+    `lurig_share`: of a type's real draws, this share from type-lurig's valued dice where it has any
+    (None: by their count). Why: a few hundred photos of one maker's dice by other cameras beside
+    thousands of tray dice are otherwise drawn a few times in a hundred real draws."""
     w = np.zeros(len(idx))
     groups = np.array([source_group(s) for s in src[idx]])
     for t in dice:
@@ -128,7 +132,12 @@ def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[s
         scenes, synth = m & (groups == "scenes"), m & (groups == "synth")
         real = m & ~scenes & ~synth
         rs = (REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real_share is None else real_share) if real.any() else 0.0
-        if real.any():
+        lurig = real & (src[idx] == "type-lurig") if lurig_share is not None else np.zeros_like(real)
+        others = real & ~lurig
+        if lurig.any() and others.any():
+            w[lurig] = share * rs * lurig_share / lurig.sum()
+            w[others] = share * rs * (1 - lurig_share) / others.sum()
+        elif real.any():
             w[real] = share * rs / real.sum()
         ss = (scene_share if synth.any() else 1.0) if scenes.any() else 0.0
         if synth.any():
@@ -167,6 +176,9 @@ def main(argv=None):
                          "second look was trained without them (models/reader.md says what they did)")
     ap.add_argument("--lurig-dice", nargs="*", default=None, metavar="DIE",
                     help="with --lurig-faces, the die types whose faces to learn (default: every type in the file)")
+    ap.add_argument("--lurig-share", type=float, default=None, metavar="S",
+                    help="with --lurig-faces, of each type's real draws this share from type-lurig's valued dice "
+                         "(default: by their count among the real dice)")
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
                     help="the detector's boxes on type-lurig (models.train.single_boxes), with --lurig-faces")
     ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT",
@@ -220,6 +232,8 @@ def main(argv=None):
         ap.error("--seen learns from rendered crops (--synth), whose camera's foot is below them, not frames")
     if not 0.0 <= args.unsure_share < 1.0:
         ap.error(f"--unsure-share {args.unsure_share:g}: give a share from 0 to under 1")
+    if args.lurig_share is not None and not 0.0 <= args.lurig_share <= 1.0:
+        ap.error(f"--lurig-share {args.lurig_share:g}: give a share from 0 to 1")
     if not 0.0 <= args.scene_share <= 1.0:
         ap.error(f"--scene-share {args.scene_share:g}: give a share from 0 to 1")
     device = pick_device(args.device)
@@ -242,7 +256,8 @@ def main(argv=None):
                                          args.train_scenes, args.unsure, args.cocked_unsure)
     train = np.nonzero(~calib & ~uns)[0]
     real_share = 0.0 if args.seen and args.real_share is None else args.real_share
-    w = draw_weights(ti, src, train, dice, real_share, args.scene_share if args.train_scenes else 0.0)
+    w = draw_weights(ti, src, train, dice, real_share, args.scene_share if args.train_scenes else 0.0,
+                     args.lurig_share)
     steep = np.nonzero(~calib & uns)[0]
     if len(steep):  # the unsure dice take their share of the draws, by type and source as the rest
         w = np.concatenate([(1 - args.unsure_share) * w,

@@ -31,7 +31,8 @@ def photos():
 
 # (name, the group's file prefix, photos in it, right at least). Measured (reader v21, session 46):
 # from above 128 of 134, at 45 degrees 42 of 151, off-angle 66 of 85, on coloured cloths 63 of 67,
-# on wood 115 of 163; none wrong in any. The floors leave a few readings' room under those.
+# on wood 115 of 163; none wrong in any. Since session 54's cut (a big die blurred first) at 45 degrees
+# 40 of 151, the rest the same (session 55). The floors leave a few readings' room under those.
 GROUPS = [
     ("from above", "d6_d6_top_", 134, 120),
     ("about 45 degrees off vertical", "d6_d6_45angle_", 151, 36),

@@ -132,7 +132,7 @@ def draw_weights(ti: np.ndarray, src: np.ndarray, idx: np.ndarray, dice: tuple[s
         scenes, synth = m & (groups == "scenes"), m & (groups == "synth")
         real = m & ~scenes & ~synth
         rs = (REAL_SHARE.get(t, REAL_SHARE_DEFAULT) if real_share is None else real_share) if real.any() else 0.0
-        lurig = real & (src[idx] == "type-lurig") if lurig_share is not None else np.zeros_like(real)
+        lurig = real & (groups == "types") & (lurig_share is not None)  # source_group's name for type-lurig
         others = real & ~lurig
         if lurig.any() and others.any():
             w[lurig] = share * rs * lurig_share / lurig.sum()

@@ -433,11 +433,10 @@ class Recognizer:
             reading = upright._read_single(turned(image, k))
             return replace(reading, box=Box(*turned_back(tuple(reading.box), k, w, h)))
         whole_photo = (0.0, 0.0, float(w), float(h))
-        candidates = [whole_photo]
         found = found_as_is[0] if found_as_is is not None else find_single_die(self.detector, image)
         smaller = found is not None and found.side < FILLS_IMAGE * max(w, h)  # read alone, without the photo
-        if found is not None:  # the detector's own threshold already dropped the doubtful ones
-            candidates = [tuple(found)] + ([] if smaller else candidates)
+        # the detector's own threshold already dropped the doubtful finds
+        candidates = ([] if found is None else [tuple(found)]) + ([] if smaller else [whole_photo])
         looks = self._looks()
         evidence = self._evidence(image, candidates, looks, check_state=True)
         # the box whose reading is most sure it shows a die

@@ -18,6 +18,10 @@ CASES = {
     "sharp room-lit D20": ("d20-sharp-room", ["--mix", "d20", "--light", "room", "--resample-min", "0.6"]),
     "D20 in makers' digit forms": ("d20-makers", ["--mix", "d20", "--glyphs", "makers"]),
     "room-lit D20 in makers' digit forms": ("d20-room-makers", ["--mix", "d20", "--light", "room", "--glyphs", "makers"]),
+    "D20, half of them clear resin": ("d20-clear", ["--mix", "d20", "--bodies", "clear"]),
+    "room-lit D20, half clear resin": ("d20-room-clear", ["--mix", "d20", "--light", "room", "--bodies", "clear"]),
+    "room-lit clear D20 in makers' forms": ("d20-room-makers-clear",
+                                            ["--mix", "d20", "--light", "room", "--glyphs", "makers", "--bodies", "clear"]),
 }
 
 

@@ -203,3 +203,80 @@ def test_varying_the_numerals_changes_only_their_ink(vary, salt, changed):
                 numeral_dice += 1
                 varied_dice += changed(a, av)
     assert numeral_dice > 10 and varied_dice > 5  # the numerals are varied at all
+
+
+def _lone_die(rng_seed: int, resin: bool) -> dict:
+    """A crop scene of one flat D20, its neighbours taken away; made clear resin when `resin`."""
+    from reader.synth.layouts import MIXES, crop_scene
+    from reader.synth.scene import clear_resin
+
+    scene = crop_scene(np.random.default_rng([rng_seed, 1]), classes=MIXES["d20"], cocked=False)
+    scene["dice"], scene["labels"] = scene["dice"][:1], scene["labels"][:1]
+    scene["blobs"] = scene["blobs"][:1]
+    if resin:
+        clear_resin(scene, np.random.default_rng([rng_seed, 19]), share=1.0)
+    return scene
+
+
+# (clear resin or not, the least and the most a die's middle may brighten, grey levels, in every one of
+# ten scenes, and the least in half of them) when the table under it turns from dark to bright
+SHOWS_THROUGH = {
+    "an opaque die hides the table": (False, 0.0, 3.0, 0.0),
+    "a clear resin die shows it through its body": (True, 5.0, 255.0, 12.0),
+}
+
+
+@pytest.mark.parametrize("resin,least,most,median", SHOWS_THROUGH.values(), ids=SHOWS_THROUGH.keys())
+def test_what_lies_behind_a_die_shows_through_only_clear_resin(resin, least, most, median):
+    """The same die over a dark and a bright table: its middle changes with the table only where light
+    crosses its body (scene.clear_resin; bulk crops --bodies clear)."""
+    renderer = _renderer()  # its own GL context: the bulk tests above made theirs current since
+    changes = []
+    for seed in range(21, 31):
+        looks = []
+        for tint in (0.15, 1.1):
+            scene = _lone_die(seed, resin)
+            scene["floor"]["tint"] = [tint] * 3
+            img = renderer.render(scene).astype(float)
+            x0, y0, x1, y1 = scene["labels"][0]["box"]
+            cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, 0.2 * min(x1 - x0, y1 - y0)
+            looks.append(img[int(cy - r):int(cy + r), int(cx - r):int(cx + r)].mean())
+        changes.append(looks[1] - looks[0])
+    assert least <= min(changes) and max(changes) <= most, changes
+    assert np.median(changes) >= median, changes
+
+
+def test_clear_resin_changes_only_the_bodies():
+    from reader.synth.layouts import MIXES, crop_scene
+    from reader.synth.scene import clear_resin
+
+    made = seen = 0
+    for i in range(20):
+        base = crop_scene(np.random.default_rng([6, i, 1]), classes=MIXES["all"])
+        clear = crop_scene(np.random.default_rng([6, i, 1]), classes=MIXES["all"])
+        clear_resin(clear, np.random.default_rng([6, i, 19]), share=0.5)
+        assert base["labels"] == clear["labels"]
+        for b, c in zip(base["dice"], clear["dice"], strict=True):
+            assert b["R"] == c["R"] and b["t"] == c["t"] and b["material"]["atlas"] == c["material"]["atlas"]
+            seen += 1
+            made += c["material"].get("resin", 0.0) == 1.0
+    assert 0.3 * seen <= made <= 0.7 * seen
+
+
+@pytest.mark.parametrize("found,warned", [(None, False), (4, True)],
+                         ids=["the fonts every seed was drawn in: no warning", "fonts missing: a warning naming the packages"])
+def test_bulk_warns_when_fonts_are_missing(tmp_path, monkeypatch, capsys, found, warned):
+    """A seed draws its font modulo the fonts found: renders on a machine missing fonts are drawn in fewer
+    fonts than every earlier seed's, and the run says so (session 56 trained on 4 fonts unawares)."""
+    _renderer()
+    from reader.synth import textures
+    from reader.synth.bulk import generate
+
+    if len(textures.fonts()) < textures.FONTS_RENDERED:
+        pytest.skip("this machine lacks fonts itself")
+    if found is not None:
+        few = textures.fonts()[:found]
+        monkeypatch.setattr(textures, "fonts", lambda more=False: few)
+    generate("crops", tmp_path / "crops", 1, seed=5)
+    err = capsys.readouterr().err
+    assert ("fonts-noto-core" in err and "warning" in err) == warned

@@ -194,3 +194,16 @@ def test_bulk_refuses_a_lighting_it_cannot_apply(tmp_path, args, capsys):
         _run([*args, "--out", str(tmp_path / "out"), "--count", "1"])
     assert "light" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["scenes", "--bodies", "clear"], id="clear resin draws the dice of crops, not tray frames"),
+    pytest.param(["crops", "--bodies", "glass"], id="a body it does not know"),
+])
+def test_bulk_refuses_bodies_it_cannot_draw(tmp_path, args, capsys):
+    from reader.synth.bulk import _run
+
+    with pytest.raises(SystemExit):
+        _run([*args, "--out", str(tmp_path / "out"), "--count", "1"])
+    assert "bodies" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

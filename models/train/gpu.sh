@@ -10,7 +10,8 @@
 # per core, as many processes of each mix as MIXES says (16 in all; d20-sharp is --mix d20
 # --resample-min 0.6; a mix ending in -room is lit as a room lights dice, --light room, e.g.
 # d20-room, numerals-room; one ending in -makers draws some digits in makers' forms, --glyphs makers,
-# e.g. d20-room-makers); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# e.g. d20-room-makers; one ending in -clear makes half the dice clear resin, --bodies clear, e.g.
+# d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
@@ -57,7 +58,8 @@ gl_setup() {
 mix_args() {
     # a MIXES name -> the bulk crops options it stands for (models/README.md)
     local mix=$1 extra=""
-    if [ "${mix%-makers}" != "$mix" ]; then mix=${mix%-makers}; extra="--glyphs makers"; fi
+    if [ "${mix%-clear}" != "$mix" ]; then mix=${mix%-clear}; extra="--bodies clear"; fi
+    if [ "${mix%-makers}" != "$mix" ]; then mix=${mix%-makers}; extra="--glyphs makers${extra:+ $extra}"; fi
     if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room${extra:+ $extra}"; fi
     if [ "$mix" = d20-sharp ]; then mix=d20; extra="$extra --resample-min 0.6"; fi
     echo "--mix $mix $extra"

@@ -91,11 +91,15 @@ def _done_images(labels: Path) -> set[str]:
 # vertical, as far as a tray camera's frame corners see a die, and this share of the dice cocked.
 LEAN_MAX_OFF = 55.0
 LEAN_COCKED_SHARE = 0.35
+# --bodies clear: the share of dice made clear resin (reader.synth.scene.clear_resin); the real D20 the
+# looks fail on are mostly clear resin, so half, where die_material draws translucent for a fifth
+CLEAR_SHARE = 0.5
 
 
 def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
-              glyphs: str = "base", lean: bool = False, light: str = "base") -> tuple[np.ndarray, dict, dict]:
+              glyphs: str = "base", lean: bool = False, light: str = "base",
+              bodies: str = "base") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
@@ -122,6 +126,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         from reader.synth.scene import room_lights
 
         room_lights(scene, np.random.default_rng([seed, index, 9]))
+    if bodies == "clear":
+        from reader.synth.scene import clear_resin
+
+        clear_resin(scene, np.random.default_rng([seed, index, 19]), share=CLEAR_SHARE)
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -154,7 +162,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
              resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
-             light: str = "base") -> dict:
+             light: str = "base", bodies: str = "base") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -164,7 +172,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean, light)
+                         glyphs, lean, light, bodies)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -192,7 +200,7 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs, lean=False, light="base") -> dict:
+              glyphs, lean=False, light="base", bodies="base") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -202,11 +210,15 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
     todo = [i for i in range(count) if f"{i:07d}.jpg" not in done and f"{i:07d}.jpg" not in hung]
     if not quiet:
         # the same seed draws another font where other fonts are installed: say how many were found
-        from reader.synth.textures import fonts
+        from reader.synth.textures import FONT_PACKAGES, FONTS_RENDERED, fonts
 
         print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
               f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found"
               f"{f'; {len(hung)} passed by, hung before ({HUNG_FILE})' if hung else ''})", flush=True)
+        if todo and len(fonts()) < FONTS_RENDERED:
+            print(f"bulk {kind}: warning: {len(fonts())} of the {FONTS_RENDERED} numeral fonts every earlier seed "
+                  f"was drawn in are installed here ({FONT_PACKAGES}): this seed's dice are drawn in fewer",
+                  file=sys.stderr, flush=True)
     if not todo:
         return {"rendered": 0, "rate": 0.0}
     renderer = Renderer()
@@ -219,7 +231,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             marker.write_text(name + "\n")  # for supervise(), watching from outside
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -288,6 +300,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: the lights as drawn (default, every earlier seed) or room: much of the light "
                         "diffuse, the key light weaker, weak lights low around, so the faces around the top "
                         "face are lit about as brightly as real dice' are (reader.synth.scene.room_lights)")
+    p.add_argument("--bodies", choices=["base", "clear"], default="base",
+                   help="crops: the dice's bodies as drawn (default, every earlier seed) or clear: each die "
+                        f"clear resin with chance {CLEAR_SHARE:g}, what lies behind it tinted through it and its far "
+                        "faces' numerals seen through it (reader.synth.scene.clear_resin); the same dice in "
+                        "the same poses as the base seed")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -307,12 +324,15 @@ def _run(argv: list[str]) -> int:
         p.error("--glyphs varies the numerals of crops")
     if a.light != "base" and kind != "crops":
         p.error("--light relights crops")
+    if a.bodies != "base" and kind != "crops":
+        p.error("--bodies draws the dice of crops")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
-                   resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light)
+                   resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
+                   bodies=a.bodies)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

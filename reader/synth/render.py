@@ -67,6 +67,9 @@ uniform float marble_scale; uniform float gloss; uniform float spec_strength;
 uniform float ink_gloss; uniform float seed;
 uniform int pass_sel;         // 0 all, 1 only faces turned away (seen through a clear die), 2 only facing
 uniform float opacity;        // < 1 for translucent dice, drawn blended after everything else
+uniform float resin;          // 1: a clear resin die (scene.clear_resin): what lies behind it tinted, far faces' numerals seen
+uniform int resin_pass;       // 1: the tint pass, the colour the body lets through (multiplies what is behind)
+uniform float resin_density;  // how deeply the resin tints per unit of path through it
 in vec3 v_world; in vec3 v_norm; in vec2 v_uv; in float v_onface; in vec3 v_obj; in vec4 v_lpos;
 out vec4 frag;
 
@@ -110,10 +113,23 @@ void main() {
     vec3 v = normalize(eye - v_world);
     if (pass_sel == 1 && dot(n, v) > 0.0) discard;
     if (pass_sel == 2 && dot(n, v) < 0.0) discard;
+    if (mode == 1 && resin_pass == 1) {
+        // light from behind a clear die crosses the body: tinted the deeper the longer its path
+        // (toward the die's outline, where a face is seen edge on); output in display gamma, since
+        // the blend multiplies display values
+        float path = 1.0 / max(dot(normalize(v_norm), v), 0.25);
+        // the body's hue at full strength lets its own colour through almost whole, the others less
+        float top = max(max(body1.r, body1.g), body1.b);
+        vec3 hue = clamp(body1 / max(top, 0.05), 0.03, 1.0);
+        vec3 trans = pow(hue, vec3(0.6 * resin_density * path)) * mix(0.55, 1.0, top);
+        frag = vec4(pow(trans, vec3(1.0 / 2.2)), 1.0);
+        return;
+    }
     if (dot(n, v) < 0.0) n = -n;
     float alpha = 1.0;
     vec3 base; float spec_k; float shin; float wrap = 0.0; vec3 emiss = vec3(0.0);
     float metal = 0.0;
+    vec3 q = vec3(0.0); vec2 lab = vec2(0.0);  // a die's body space and its label there (ink, rim)
     if (mode == 0) {
         vec3 an = abs(normalize(v_norm));  // walls: map the texture on the plane they face
         vec2 wuv = an.z > 0.5 ? v_world.xy : (an.x > 0.5 ? v_world.yz : v_world.xz);
@@ -124,7 +140,7 @@ void main() {
             base *= 1.0 - blobs[i].w * exp(-d * d * 2.2);
         }
     } else {
-        vec3 q = v_obj * marble_scale + seed;
+        q = v_obj * marble_scale + seed;
         base = body1;
         if (body_kind == 1) {
             float m = fbm(q + 1.7 * fbm(q * 1.3 + 3.1));
@@ -151,7 +167,10 @@ void main() {
             // plastic is not a perfect diffuser: a touch darker and more saturated at grazing angles
             base *= mix(0.8, 1.0, pow(max(dot(n, v), 0.0), 0.5));
         }
-        vec2 lab = (v_onface > 0.5) ? texture(label_tex, v_uv).rg : vec2(0.0);
+        // a clear die's far faces are seen through its body, their numerals bent by it
+        vec2 luv = v_uv;
+        if (resin > 0.5 && pass_sel == 1) luv += 0.012 * (vec2(fbm(q * 2.5), fbm(q * 2.5 + 5.2)) - 0.5);
+        lab = (v_onface > 0.5) ? texture(label_tex, luv).rg : vec2(0.0);
         base *= 1.0 - 0.65 * lab.g;                 // engraved rim darkens the body
         base = mix(base, ink, lab.r);
         alpha = mix(opacity, 1.0, lab.r * float(pass_sel != 1));
@@ -160,6 +179,7 @@ void main() {
     }
     vec3 amb = mix(ground, sky, n.z * 0.5 + 0.5);
     vec3 col = base * amb * (1.0 - metal * 0.7) + emiss;
+    vec3 shine = vec3(0.0);  // the highlights and reflections in col: a clear die keeps them whole
     for (int i = 0; i < n_lights; i++) {
         vec3 l = normalize(light_pos[i] - v_world);
         float ndl = max((dot(n, l) + wrap) / (1.0 + wrap), 0.0);
@@ -168,16 +188,40 @@ void main() {
         float sp = pow(max(dot(n, h), 0.0), shin) * spec_k * (shin + 8.0) / 25.1;
         vec3 spec_col = mix(vec3(1.0), base * 1.6, metal);
         col += light_col[i] * sh * (base * ndl * (1.0 - metal * 0.8) + spec_col * sp * step(0.0, dot(n, l)));
+        shine += light_col[i] * sh * spec_col * sp * step(0.0, dot(n, l));
     }
     if (mode == 1) {
         float fr = pow(1.0 - max(dot(n, v), 0.0), 5.0);
         vec3 r = reflect(-v, n);
         float refl = mix(0.04, 1.0, fr) * min(1.0, spec_k * 5.0) * 0.5 + metal * 0.75;
         col += env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
+        shine += env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
     }
     // soft shoulder instead of a hard clip: cameras roll highlights off
     col = max(col, vec3(0.0));
     col = mix(col, 1.0 - 0.2 * exp(-(col - 0.8) / 0.2), step(vec3(0.8), col));
+    if (mode == 1 && resin > 0.5) {
+        // premultiplied (the blend adds this over what is behind times 1 - alpha): a far face's
+        // numeral seen through the body, tinted by it; the near face's body faint, its numerals,
+        // glints and reflections whole
+        float a;
+        if (pass_sel == 1) {
+            // the far faces from inside: tinted, and mirrors of the room where light meets them
+            // steeply (streaks and blotches of light across the body, as in real resin)
+            col = mix(col, col * body1 * 1.6, 1.0 - lab.r * 0.4);
+            float glint = smoothstep(0.55, 0.8, fbm(q * 1.8 + 11.0));
+            col += env(reflect(-v, n)) * body1 * 1.4 * glint;
+            a = mix(0.1 + 0.3 * glint, 0.8, lab.r);
+        } else {
+            a = mix(opacity, 1.0, lab.r);
+        }
+        // the body scatters little light of its own: it is mostly seen by what crosses it (the tint
+        // pass); its numerals and its highlights are whole
+        vec3 lit = max(col - shine, vec3(0.0));
+        vec3 own = pow(lit, vec3(1.0 / 2.2)) * a;
+        frag = vec4(min(own + pow(shine, vec3(1.0 / 2.2)) * (1.0 - a), vec3(1.0)), a);
+        return;
+    }
     frag = vec4(pow(col, vec3(1.0 / 2.2)), alpha);
 }
 """
@@ -297,6 +341,8 @@ class Renderer:
             model[:3, :3] = np.asarray(d["R"]) * d["scale"]
             model[:3, 3] = d["t"]
             objs.append((vao, dvao, model, dict(mode=1, label=tex, opacity=float(m.get("opacity", 1.0)),
+                                                 resin=float(m.get("resin", 0.0)),
+                                                 resin_density=float(m.get("resin_density", 1.0)),
                                                  **{k: m[k] for k in (
                 "body1", "body2", "ink", "body_kind", "marble_scale", "gloss", "spec_strength",
                 "ink_gloss", "seed")})))
@@ -320,7 +366,9 @@ class Renderer:
         self.shadow_fbo.use()
         self.shadow_fbo.clear(depth=1.0)
         self.depth_prog["viewproj"].value = tuple(light_vp.T.flatten())
-        for vao, dvao, model, _ in objs[1:]:  # the floor casts no shadow
+        for vao, dvao, model, u in objs[1:]:  # the floor casts no shadow
+            if u.get("resin", 0.0) > 0.5:  # nor does clear resin, much: the light crosses it
+                continue
             self.depth_prog["model"].value = tuple(model.T.flatten())
             dvao.render()
         ms, out = self._fbo(W, H, scene.get("msaa", 0))
@@ -355,17 +403,23 @@ class Renderer:
         opaque = [o for o, c in zip(objs, see_through) if not c]
         clear = [o for o, c in zip(objs, see_through) if c]
         self._set("pass_sel", 0)
+        self._set("resin", 0.0)
+        self._set("resin_pass", 0)
         self._set("opacity", 1.0)
         self._draw(opaque)
         if clear:  # translucent dice: what is behind them shows through, their far faces too
             ctx.enable(self.mgl.BLEND)
-            ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
             for o in clear:
                 self._set("opacity", o[3]["opacity"])
+                if o[3].get("resin", 0.0) > 0.5:
+                    self._draw_resin(o, ms)
+                    continue
+                ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
                 for sel in (1, 2):
                     self._set("pass_sel", sel)
                     self._draw([o])
             ctx.disable(self.mgl.BLEND)
+            self._set("resin", 0.0)
         ctx.copy_framebuffer(out, ms)
         data = out.read(components=3)
         img = np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1]
@@ -374,6 +428,26 @@ class Renderer:
 
             img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
         return np.ascontiguousarray(img)
+
+    def _draw_resin(self, o, fbo) -> None:
+        """A clear resin die (scene.clear_resin) in three passes: what lies behind it multiplied by the
+        colour its body lets through (its near faces, no depth written, so its far faces still draw),
+        then its far faces and their numerals seen through it, then its near faces, each added
+        premultiplied: their glints and reflections stay whole however clear the body."""
+        ctx = self.ctx
+        self._set("resin", 1.0)
+        self._set("resin_density", float(o[3].get("resin_density", 1.0)))
+        ctx.blend_func = self.mgl.ZERO, self.mgl.SRC_COLOR
+        self._set("pass_sel", 2)
+        self._set("resin_pass", 1)
+        fbo.depth_mask = False
+        self._draw([o])
+        fbo.depth_mask = True
+        self._set("resin_pass", 0)
+        ctx.blend_func = self.mgl.ONE, self.mgl.ONE_MINUS_SRC_ALPHA
+        for sel in (1, 2):
+            self._set("pass_sel", sel)
+            self._draw([o])
 
     def _draw(self, objs) -> None:
         p = self.prog

@@ -10,6 +10,8 @@ Labels are computed here from the final pose (`geometry.label_from_rotation`) an
 
 from __future__ import annotations
 
+import colorsys
+
 import numpy as np
 
 from reader.synth import geometry as geo
@@ -250,6 +252,37 @@ def room_lights(scene: dict, rng) -> None:
         scene["lights"].append({"dir": _light_dir(el, az),
                                 "color": [float(c * rng.uniform(0.08, 0.25)) for c in tone],
                                 "distance": float(rng.uniform(300, 900))})
+
+
+def clear_resin(scene: dict, rng, share: float = 0.5) -> None:
+    """Make each die of `scene` clear resin with chance `share` (in place): what lies behind it seen
+    through it, tinted by its body the deeper the longer the path, the numerals of its far faces seen
+    through it mirrored, its near faces' body faint (the renderer's `_draw_resin`).
+
+    Why: the real D20 no look reads are mostly clear resin (crops-fickett's blue and purple, several
+    of type-lurig's), where the far faces' numerals show through among the near ones and the body's
+    colour deepens toward the outline; die_material's translucent dice (a cloudy body at 0.6-0.88
+    opacity) look opaque by comparison. Drawn from its own `rng` after the scene is laid out, so
+    the scene is otherwise the one its seed gave."""
+    blobs = scene.get("blobs", [])
+    for i, d in enumerate(scene["dice"]):
+        if rng.random() >= share:
+            continue
+        if i < len(blobs) and len(blobs) == len(scene["dice"]):  # the light crossing it lights the table
+            blobs[i][3] *= 0.3  # under it too: its contact shadow faint (it casts none in the shadow map)
+        m = d["material"]
+        if rng.random() < 0.12:  # near colourless, a smoky or faint tint
+            body = np.full(3, rng.uniform(0.55, 0.9)) * rng.uniform(0.9, 1.1, 3)
+        else:
+            h, sat, val = rng.random(), rng.uniform(0.55, 1.0), rng.uniform(0.35, 0.95)
+            body = np.array(colorsys.hsv_to_rgb(h, sat, val)) ** 1.6
+        body = tuple(float(x) for x in np.clip(body, 0.01, 0.97))
+        name = str(rng.choice(["white", "gold", "silver", "black", "yellow"], p=[0.5, 0.2, 0.1, 0.1, 0.1]))
+        ink = tuple(float(x) * float(rng.uniform(0.85, 1.05)) for x in _INKS[name])
+        m.update(kind="clear", body_kind=2, body1=body, body2=body, ink=ink, ink_name=name,
+                 opacity=float(rng.uniform(0.05, 0.25)), resin=1.0,
+                 resin_density=float(rng.uniform(0.5, 1.8)),
+                 gloss=float(rng.uniform(80, 220)), spec_strength=float(rng.uniform(0.08, 0.2)))
 
 
 def make_surface(rng, kind: str | None = None) -> dict:

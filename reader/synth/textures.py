@@ -47,6 +47,18 @@ _FONT_CANDIDATES = [
 ]
 
 
+# the Debian packages that hold _FONT_CANDIDATES (models/README.md installs them before renders travel)
+FONT_PACKAGES = "apt-get install fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-urw-base35 fonts-noto-core"
+
+
+# every seed rendered so far found this many of _FONT_CANDIDATES (all but NotoSans-Black and
+# NotoSansMono-Bold, which FONT_PACKAGES do not hold). A seed draws its font modulo the fonts found, so on
+# a machine with fewer every die is drawn in fewer fonts, and in others than the same seed was before
+# (session 56 rendered 20,000 D20 in 4 fonts before it saw this). bulk warns below it; gpu.sh's
+# fonts_check stops below it (FONTS_MIN).
+FONTS_RENDERED = 20
+
+
 @lru_cache(maxsize=2)
 def fonts(more: bool = False) -> tuple[str, ...]:
     """The numeral fonts found on this machine (Debian font packages); `more`: with the fonts

@@ -68,3 +68,17 @@ def test_the_render_step_stops_when_too_few_numeral_fonts_travelled(least, stops
     assert ("went on" in run.stdout) != stops
     if stops:
         assert "numeral fonts travelled, not 999" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_render_step_asks_by_default_for_the_fonts_every_seed_was_drawn_in():
+    """Without FONTS_MIN the step's least is the renderer's own count (textures.FONTS_RENDERED), the one
+    bulk warns under: the number lives in one place."""
+    from reader.synth.textures import FONTS_RENDERED, fonts
+
+    run = subprocess.run(["bash", "-c", f'unset FONTS_MIN; source "{GPU_SH}" && fonts_check && echo went on'],
+                         capture_output=True, text=True)
+    stops = len(fonts()) < FONTS_RENDERED
+    assert ("went on" in run.stdout) != stops
+    if stops:
+        assert f"numeral fonts travelled, not {FONTS_RENDERED}" in run.stdout

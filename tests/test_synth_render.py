@@ -280,3 +280,31 @@ def test_bulk_warns_when_fonts_are_missing(tmp_path, monkeypatch, capsys, found,
     generate("crops", tmp_path / "crops", 1, seed=5)
     err = capsys.readouterr().err
     assert ("fonts-noto-core" in err and "warning" in err) == warned
+
+
+def test_a_cloudy_die_is_drawn_alike_before_or_after_a_clear_one():
+    """The renderer draws see-through dice one after another; a clear resin die's passes must leave
+    nothing set for a cloudy translucent die drawn next (session 56's first version drew it as resin:
+    up to 578 pixels of a 128 px crop changed with the order)."""
+    import copy
+
+    from reader.synth.layouts import MIXES, crop_scene
+    from reader.synth.scene import die_material
+
+    renderer = _renderer()  # its own GL context, as above
+    pairs = 0
+    for seed in range(12):
+        scene = crop_scene(np.random.default_rng([9, seed, 1]), classes=MIXES["d20"], cocked=False)
+        if len(scene["dice"]) < 2:
+            continue
+        scene["dice"], scene["blobs"] = scene["dice"][:2], scene["blobs"][:2]
+        cloudy = (die_material(np.random.default_rng([seed, k]), "d20", None) for k in range(200))
+        scene["dice"][1]["material"] = next(m for m in cloudy if m["kind"] == "translucent")
+        scene["dice"][0]["material"].update(resin=1.0, opacity=0.2, body_kind=2)
+        swapped = copy.deepcopy(scene)
+        swapped["dice"].reverse()
+        swapped["blobs"].reverse()
+        changed = np.abs(renderer.render(scene).astype(int) - renderer.render(swapped).astype(int)).max(axis=2)
+        assert (changed > 8).sum() == 0, seed
+        pairs += 1
+    assert pairs >= 5

@@ -212,11 +212,12 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
         # the same seed draws another font where other fonts are installed: say how many were found
         from reader.synth.textures import FONT_PACKAGES, FONTS_RENDERED, fonts
 
+        base_fonts = len(fonts())
         print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
               f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found"
               f"{f'; {len(hung)} passed by, hung before ({HUNG_FILE})' if hung else ''})", flush=True)
-        if todo and len(fonts()) < FONTS_RENDERED:
-            print(f"bulk {kind}: warning: {len(fonts())} of the {FONTS_RENDERED} numeral fonts every earlier seed "
+        if todo and base_fonts < FONTS_RENDERED:
+            print(f"bulk {kind}: warning: {base_fonts} of the {FONTS_RENDERED} numeral fonts every earlier seed "
                   f"was drawn in are installed here ({FONT_PACKAGES}): this seed's dice are drawn in fewer",
                   file=sys.stderr, flush=True)
     if not todo:

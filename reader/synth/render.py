@@ -194,8 +194,9 @@ void main() {
         float fr = pow(1.0 - max(dot(n, v), 0.0), 5.0);
         vec3 r = reflect(-v, n);
         float refl = mix(0.04, 1.0, fr) * min(1.0, spec_k * 5.0) * 0.5 + metal * 0.75;
-        col += env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
-        shine += env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
+        vec3 mirrored = env(r) * refl * mix(vec3(1.0), base * 1.8, metal);
+        col += mirrored;
+        shine += mirrored;
     }
     // soft shoulder instead of a hard clip: cameras roll highlights off
     col = max(col, vec3(0.0));
@@ -419,7 +420,6 @@ class Renderer:
                     self._set("pass_sel", sel)
                     self._draw([o])
             ctx.disable(self.mgl.BLEND)
-            self._set("resin", 0.0)
         ctx.copy_framebuffer(out, ms)
         data = out.read(components=3)
         img = np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1]
@@ -448,6 +448,7 @@ class Renderer:
         for sel in (1, 2):
             self._set("pass_sel", sel)
             self._draw([o])
+        self._set("resin", 0.0)  # a cloudy translucent die drawn after it is drawn as one
 
     def _draw(self, objs) -> None:
         p = self.prog

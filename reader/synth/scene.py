@@ -265,11 +265,12 @@ def clear_resin(scene: dict, rng, share: float = 0.5) -> None:
     opacity) look opaque by comparison. Drawn from its own `rng` after the scene is laid out, so
     the scene is otherwise the one its seed gave."""
     blobs = scene.get("blobs", [])
+    blob_per_die = len(blobs) == len(scene["dice"])  # as layouts lay them (blobs_for), one under each die
     for i, d in enumerate(scene["dice"]):
         if rng.random() >= share:
             continue
-        if i < len(blobs) and len(blobs) == len(scene["dice"]):  # the light crossing it lights the table
-            blobs[i][3] *= 0.3  # under it too: its contact shadow faint (it casts none in the shadow map)
+        if blob_per_die:  # the light crossing it lights the table under it too: its contact shadow
+            blobs[i][3] *= 0.3  # faint (it casts none in the shadow map)
         m = d["material"]
         if rng.random() < 0.12:  # near colourless, a smoky or faint tint
             body = np.full(3, rng.uniform(0.55, 0.9)) * rng.uniform(0.9, 1.1, 3)

@@ -55,7 +55,7 @@ FONT_PACKAGES = "apt-get install fonts-dejavu fonts-liberation fonts-freefont-tt
 # NotoSansMono-Bold, which FONT_PACKAGES do not hold). A seed draws its font modulo the fonts found, so on
 # a machine with fewer every die is drawn in fewer fonts, and in others than the same seed was before
 # (session 56 rendered 20,000 D20 in 4 fonts before it saw this). bulk warns below it; gpu.sh's
-# fonts_check stops below it (FONTS_MIN).
+# fonts_check stops below it (unless FONTS_MIN says another number).
 FONTS_RENDERED = 20
 
 

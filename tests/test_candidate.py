@@ -116,6 +116,37 @@ def test_a_set_that_lets_more_through_is_marked(release, candidate, more_wrong):
     assert f"right {release['right']} -> {candidate['right']}" in lines[0]
 
 
+def _crops(d20_right, wrong, confusions, d6_right=873):
+    return dict(_set(d20_right + d6_right, wrong), by_die={"d20": {"right": d20_right, "dice": 2720},
+                                                          "d6": {"right": d6_right, "dice": 894}},
+                value_confusions=confusions)
+
+
+# session 57's D20 look on crops-fickett, and what its line must say beside the totals
+LINE_CASES = {
+    "a D20 look reads more D20 and one new wrong face": (
+        _crops(268, 8, {"d20 1->7": 1, "d6 6->5": 5}), _crops(286, 9, {"d20 1->7": 1, "d20 17->7": 1, "d6 6->5": 5}),
+        ["(D20 268 -> 286)", "wrong 8 -> 9 (new: d20 17->7)"], ["D6 ", "1->7", "6->5"]),
+    "the same wrong face twice more": (
+        _crops(268, 8, {"d6 6->5": 5}), _crops(268, 10, {"d6 6->5": 7}),
+        ["wrong 8 -> 10 (new: d6 6->5 x2)"], ["(D20", "(D6"]),
+    "the D6 moves, the D20 not": (
+        _crops(268, 8, {"d6 6->5": 5}), _crops(268, 7, {"d6 6->5": 4}, d6_right=874),
+        ["(D6 873 -> 874)", "wrong 8 -> 7, type"], ["D20 ", "new:"]),
+    "figures without the details (a cache before them)": (
+        _set(400, 1), _set(401, 1), ["right 400 -> 401, wrong 1 -> 1, type"], ["(", "new:"]),
+}
+
+
+@pytest.mark.parametrize("release, candidate, said, unsaid", LINE_CASES.values(), ids=LINE_CASES.keys())
+def test_a_line_names_the_dice_that_moved_and_the_new_wrong_readings(release, candidate, said, unsaid):
+    (line,), _ = compare([release], [candidate])
+    for text in said:
+        assert text in line
+    for text in unsaid:
+        assert text not in line
+
+
 def test_figures_of_other_sets_are_never_compared():
     with pytest.raises(ValueError):
         compare([_set(1, 0), _set(2, 0)], [_set(1, 0)])
@@ -174,6 +205,14 @@ def test_figures_at_several_shifts_are_summed():
     assert (s["right"], s["accepted_wrong"], s["cocked_given_value"], s["cocked_labeled"], s["mistyped_valued"]) == \
         (796, 4, 11, 220, 1)
     assert s["type_accuracy"] == pytest.approx(0.98) and s["set"] == "s"
+
+
+def test_the_details_at_several_shifts_are_summed_too():
+    from models.train.candidate import summed
+
+    s = summed([_crops(268, 8, {"d20 1->7": 1}), _crops(270, 9, {"d20 1->7": 1, "d20 17->7": 1})])
+    assert s["by_die"]["d20"] == {"right": 538, "dice": 5440}
+    assert s["value_confusions"] == {"d20 1->7": 2, "d20 17->7": 1}
 
 
 def test_a_candidate_is_judged_at_every_move(tmp_path, monkeypatch, capsys):

@@ -81,7 +81,8 @@ def kept_temperatures(top_face: list[dict], replaced: set[str]) -> list[str]:
 
 
 def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list[str]]:
-    """Table lines (set: right and accepted-wrong, release -> candidate; cocked dice given a value;
+    """Table lines (set: right and accepted-wrong, release -> candidate, the die types whose right
+    readings moved and the wrong readings new to the candidate beside them; cocked dice given a value;
     dice labeled with no value given one as another die type) and the sets on which the candidate
     lets more through than the release (the shipping rule). The two lists are the same sets in the
     same order (evaluate's figures for each)."""
@@ -97,19 +98,51 @@ def compare(release: list[dict], candidate: list[dict]) -> tuple[list[str], list
         if any(mistyped):
             also += f", valued as another die {mistyped[0]} -> {mistyped[1]}"
         typ = f", type {100 * r['type_accuracy']:.2f} -> {100 * c['type_accuracy']:.2f}%"
-        lines.append(f"{c['set']}: right {r['right']} -> {c['right']}, wrong {r['accepted_wrong']} -> "
-                     f"{c['accepted_wrong']}{also}{typ}{'   MORE WRONG' if more else ''}")
+        lines.append(f"{c['set']}: right {r['right']} -> {c['right']}{_right_by_die(r, c)}, wrong "
+                     f"{r['accepted_wrong']} -> {c['accepted_wrong']}{_new_wrong(r, c)}{also}{typ}"
+                     f"{'   MORE WRONG' if more else ''}")
     return lines, worse
 
 
+def _right_by_die(release: dict, candidate: dict) -> str:
+    """The text ' (D20 268 -> 286)': the die types whose right readings moved, from evaluate's `by_die`. Why: a
+    look for one die type moves the set's total by that type's dice and others' together (session 57:
+    crops-fickett's D20 268 -> 286 was dug out of the JSON by hand)."""
+    r, c = release.get("by_die") or {}, candidate.get("by_die") or {}
+    moved = [f"{die.upper()} {r.get(die, {}).get('right', 0)} -> {c.get(die, {}).get('right', 0)}"
+             for die in sorted(set(r) | set(c), key=lambda d: (len(d), d))
+             if r.get(die, {}).get("right", 0) != c.get(die, {}).get("right", 0)]
+    return f" ({', '.join(moved)})" if moved else ""
+
+
+def _new_wrong(release: dict, candidate: dict) -> str:
+    """The text ' (new: d20 17->7)': the wrong readings (evaluate's `value_confusions`, "die label->read") the
+    candidate makes more often than the release, each with how many more where over one: the first
+    thing to look at when a set is marked."""
+    r, c = release.get("value_confusions") or {}, candidate.get("value_confusions") or {}
+    new = [(k, n - r.get(k, 0)) for k, n in c.items() if n > r.get(k, 0)]
+    return f" (new: {', '.join(k + (f' x{more}' if more > 1 else '') for k, more in new)})" if new else ""
+
+
 def summed(figures: list[dict]) -> dict:
-    """One set's figures at several shifts as one: the counts summed, the type accuracy averaged.
+    """One set's figures at several shifts as one: the counts summed (the right readings by die type and
+    the wrong readings by face too), the type accuracy averaged.
     Session 53 measured a whole frame moved by a pixel or less moving a set's right readings by up
     to 2% and its wrong ones by up to 4 dice: a candidate judged at one place is partly judged on luck."""
     out = dict(figures[0])
     for key in COUNTS:
         out[key] = sum(f.get(key, 0) for f in figures)
     out["type_accuracy"] = sum(f["type_accuracy"] for f in figures) / len(figures)
+    confusions: dict[str, int] = {}
+    by_die: dict[str, dict[str, int]] = {}
+    for f in figures:
+        for k, n in (f.get("value_confusions") or {}).items():
+            confusions[k] = confusions.get(k, 0) + n
+        for die, counts in (f.get("by_die") or {}).items():
+            for k, n in counts.items():
+                by_die.setdefault(die, {}).setdefault(k, 0)
+                by_die[die][k] += n
+    out["value_confusions"], out["by_die"] = confusions, by_die
     return out
 
 

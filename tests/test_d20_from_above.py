@@ -182,12 +182,14 @@ def stills_frame(name: str):
 
 def test_a_d20_seen_obliquely_by_a_tilted_camera_is_not_read_as_the_face_toward_it(recognizer, monkeypatch):
     # fixtures/stills frame 288: a camera 27 degrees off vertical, a small D20 showing 20 near the far
-    # edge, seen some 38 degrees off; the lean look, told "straight down", finds it flat, and the face
-    # toward the camera (16) is read at 0.95. The frame's other dice show the camera's lean.
+    # edge, seen some 38 degrees off; the lean look, told "straight down", finds it flat. Reader v21 read
+    # the face toward the camera (16) at 0.95 where the frame's other dice did not show the camera's lean
+    # (the guard off); reader v22's D20 look (session 57) is not that sure of it, and no D20 of the
+    # stills reads otherwise with the guard off. The guard's own work: the stand-ins above (GUARDED).
     image, labels = stills_frame("000288.jpg")
     assert all(got in (None, truth) for truth, got in d20_readings(recognizer, image, labels, True))
-    monkeypatch.setattr(above, "WITHIN_DEG", 90.0)  # no guard: the face toward the camera is read
-    assert (20, 16) in d20_readings(recognizer, image, labels, True)
+    monkeypatch.setattr(above, "WITHIN_DEG", 90.0)  # no guard
+    assert (20, 16) not in d20_readings(recognizer, image, labels, True)
 
 
 def test_a_rendered_d20_in_a_frame_is_read_that_was_refused(recognizer):

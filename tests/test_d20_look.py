@@ -32,9 +32,10 @@ def test_real_d20_seen_from_above_are_read_now_and_then_and_never_wrong(d20_face
     others = [other for other in rec.faces.looks if other is not look]
     alone = Recognizer(rec.detector, FaceReader(rec.faces.model, others))
     without = summarise("lurig d20", evaluate_images(d20_faces, alone))
-    # measured: reader v21 33 of 263 right, none wrong (v20's look, taught on the CPU only, 19); without
-    # the look, the whole look alone at the same thresholds, 0 (reader v19's numeral look read 1 of them)
+    # measured: reader v22 87 of 263 right, none wrong (session 57; v21 82 with session 48's rule for D20
+    # seen from above, 33 before it; v20's look, taught on the CPU only, 19); without the look, the whole
+    # look alone at the same thresholds, 0 (reader v19's numeral look read 1 of them)
     assert len(d20_faces) == 263
     assert with_look.accepted_wrong == 0
-    assert with_look.right >= 28
+    assert with_look.right >= 80
     assert with_look.right > without.right

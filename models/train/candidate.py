@@ -35,6 +35,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reader.dice import FACES
+
 SETS = ("tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo", "type-lurig", "crops-fickett", "fixtures/stills")
 LOOK_WEIGHT_DEFAULT = 0.5  # calibrate's --top-face-weight
 NO_SHIFT = "0,0"
@@ -109,9 +111,9 @@ def _right_by_die(release: dict, candidate: dict) -> str:
     look for one die type moves the set's total by that type's dice and others' together (session 57:
     crops-fickett's D20 268 -> 286 was dug out of the JSON by hand)."""
     r, c = release.get("by_die") or {}, candidate.get("by_die") or {}
-    moved = [f"{die.upper()} {r.get(die, {}).get('right', 0)} -> {c.get(die, {}).get('right', 0)}"
-             for die in sorted(set(r) | set(c), key=lambda d: (len(d), d))
-             if r.get(die, {}).get("right", 0) != c.get(die, {}).get("right", 0)]
+    counts = [(die, r.get(die, {}).get("right", 0), c.get(die, {}).get("right", 0))
+              for die in sorted(set(r) | set(c), key=lambda d: FACES.get(d, 0))]
+    moved = [f"{die.upper()} {before} -> {after}" for die, before, after in counts if before != after]
     return f" ({', '.join(moved)})" if moved else ""
 
 
@@ -139,9 +141,9 @@ def summed(figures: list[dict]) -> dict:
         for k, n in (f.get("value_confusions") or {}).items():
             confusions[k] = confusions.get(k, 0) + n
         for die, counts in (f.get("by_die") or {}).items():
+            kept = by_die.setdefault(die, {})
             for k, n in counts.items():
-                by_die.setdefault(die, {}).setdefault(k, 0)
-                by_die[die][k] += n
+                kept[k] = kept.get(k, 0) + n
     out["value_confusions"], out["by_die"] = confusions, by_die
     return out
 

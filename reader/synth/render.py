@@ -188,6 +188,8 @@ void main() {
         float sp = pow(max(dot(n, h), 0.0), shin) * spec_k * (shin + 8.0) / 25.1;
         vec3 spec_col = mix(vec3(1.0), base * 1.6, metal);
         col += light_col[i] * sh * (base * ndl * (1.0 - metal * 0.8) + spec_col * sp * step(0.0, dot(n, l)));
+        // the specular term again, not factored out of col: factored, the rounding moved base renders
+        // off their bytes (session 57 checked), and a seed must give the pixels it always gave
         shine += light_col[i] * sh * spec_col * sp * step(0.0, dot(n, l));
     }
     if (mode == 1) {
@@ -368,7 +370,7 @@ class Renderer:
         self.shadow_fbo.clear(depth=1.0)
         self.depth_prog["viewproj"].value = tuple(light_vp.T.flatten())
         for vao, dvao, model, u in objs[1:]:  # the floor casts no shadow
-            if u.get("resin", 0.0) > 0.5:  # nor does clear resin, much: the light crosses it
+            if _is_resin(u):  # nor does clear resin, much: the light crosses it
                 continue
             self.depth_prog["model"].value = tuple(model.T.flatten())
             dvao.render()
@@ -404,7 +406,6 @@ class Renderer:
         opaque = [o for o, c in zip(objs, see_through) if not c]
         clear = [o for o, c in zip(objs, see_through) if c]
         self._set("pass_sel", 0)
-        self._set("resin", 0.0)
         self._set("resin_pass", 0)
         self._set("opacity", 1.0)
         self._draw(opaque)
@@ -412,7 +413,7 @@ class Renderer:
             ctx.enable(self.mgl.BLEND)
             for o in clear:
                 self._set("opacity", o[3]["opacity"])
-                if o[3].get("resin", 0.0) > 0.5:
+                if _is_resin(o[3]):
                     self._draw_resin(o, ms)
                     continue
                 ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
@@ -435,8 +436,6 @@ class Renderer:
         then its far faces and their numerals seen through it, then its near faces, each added
         premultiplied: their glints and reflections stay whole however clear the body."""
         ctx = self.ctx
-        self._set("resin", 1.0)
-        self._set("resin_density", float(o[3].get("resin_density", 1.0)))
         ctx.blend_func = self.mgl.ZERO, self.mgl.SRC_COLOR
         self._set("pass_sel", 2)
         self._set("resin_pass", 1)
@@ -448,7 +447,6 @@ class Renderer:
         for sel in (1, 2):
             self._set("pass_sel", sel)
             self._draw([o])
-        self._set("resin", 0.0)  # a cloudy translucent die drawn after it is drawn as one
 
     def _draw(self, objs) -> None:
         p = self.prog
@@ -470,9 +468,15 @@ class Renderer:
                     self._set(k, tuple(u[k]))
                 for k in ("body_kind",):
                     self._set(k, int(u[k]))
-                for k in ("marble_scale", "gloss", "spec_strength", "ink_gloss", "seed"):
+                # every die sets its own resin: a clear die's passes leave nothing set for the next die
+                for k in ("marble_scale", "gloss", "spec_strength", "ink_gloss", "seed", "resin", "resin_density"):
                     self._set(k, float(u[k]))
             vao.render()
+
+
+def _is_resin(u: dict) -> bool:
+    """Is this object (its uniforms) a clear resin die (scene.clear_resin)? The floor has no resin."""
+    return u.get("resin", 0.0) > 0.5
 
 
 def _light_matrix(light_dir: np.ndarray, extent: float) -> np.ndarray:

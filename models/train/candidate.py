@@ -33,6 +33,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from reader.dice import FACES
@@ -135,16 +136,13 @@ def summed(figures: list[dict]) -> dict:
     for key in COUNTS:
         out[key] = sum(f.get(key, 0) for f in figures)
     out["type_accuracy"] = sum(f["type_accuracy"] for f in figures) / len(figures)
-    confusions: dict[str, int] = {}
-    by_die: dict[str, dict[str, int]] = {}
+    # Counter.update adds and keeps zero counts (a die type with no right reading still says so)
+    confusions, by_die = Counter(), defaultdict(Counter)
     for f in figures:
-        for k, n in (f.get("value_confusions") or {}).items():
-            confusions[k] = confusions.get(k, 0) + n
+        confusions.update(f.get("value_confusions") or {})
         for die, counts in (f.get("by_die") or {}).items():
-            kept = by_die.setdefault(die, {})
-            for k, n in counts.items():
-                kept[k] = kept.get(k, 0) + n
-    out["value_confusions"], out["by_die"] = confusions, by_die
+            by_die[die].update(counts)
+    out["value_confusions"], out["by_die"] = dict(confusions), {die: dict(c) for die, c in by_die.items()}
     return out
 
 

@@ -100,6 +100,29 @@ def test_a_new_look_s_die_type_can_take_the_rule_s_threshold_while_the_rest_are_
     assert mixed["rule_for"] == ["d6"]
 
 
+def test_the_release_s_whole_look_can_keep_its_temperatures(tmp_path):
+    """calibrate --thresholds-from R --keep-whole-temperature: the whole look's type and face
+    temperatures are R's, not refitted on these dice. A candidate that replaces only a second look is
+    calibrated so: refitted on calibration dice filtered for the new look, the release's own face
+    temperature moved 0.9 -> 0.8 and read two more renders wrong (models/reader.md, session 59)."""
+    calib = _calibration_dice(tmp_path)
+    committed = onnx.load(str(ROOT / "models" / "reader.onnx"))
+    ref = {p.key: json.loads(p.value) for p in committed.metadata_props}
+    common = [str(ROOT / "models" / "reader.onnx"), str(calib), "--min-source", "20",
+              "--top-face", str(ROOT / "models" / "reader_top.onnx"),
+              "--thresholds-from", str(ROOT / "models" / "reader.onnx")]
+    calibrate.main(common + ["--out", str(tmp_path / "refit.json")])
+    calibrate.main(common + ["--out", str(tmp_path / "kept.json"), "--keep-whole-temperature"])
+    refit = json.loads((tmp_path / "refit.json").read_text())
+    kept = json.loads((tmp_path / "kept.json").read_text())
+    refit_t = (refit["temperature_type"], refit["temperature_face"])
+    assert refit_t != (ref["temperature_type"], ref["temperature_face"])  # else this test would tell nothing
+    assert (kept["temperature_type"], kept["temperature_face"]) == (ref["temperature_type"], ref["temperature_face"])
+    with pytest.raises(SystemExit):  # nothing to keep them from
+        calibrate.main([str(ROOT / "models" / "reader.onnx"), str(calib), "--out", str(tmp_path / "x.json"),
+                        "--keep-whole-temperature"])
+
+
 # conf, wrong, read_as per die; kept thresholds; the release's wrong by die; the raised thresholds
 BUDGETS = {
     "as careful as the release: the kept threshold stays": (

@@ -3,6 +3,8 @@ each die of a rendered tray frame becomes one, labelled as the frame says, unles
 cuts it. Needs the training extras (torch)."""
 
 import json
+from collections import Counter
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -39,3 +41,27 @@ def test_a_rendered_frame_gives_each_whole_die_as_a_calibration_die(tmp_path, na
         assert STATES[p.state_idx[0]] == state
         assert p.source == ["synth-scenes"]
         assert p.images[0].shape[:2] == (144, 144)
+
+
+LURIG = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "type-lurig"
+VALUES = Path(__file__).resolve().parents[1] / "models" / "train" / "lurig_values.json"
+
+
+@pytest.mark.skipif(not LURIG.is_dir(), reason="needs ../shared/realdata/type-lurig")
+def test_a_look_taught_lurig_s_d20_faces_is_calibrated_on_their_holdout_fifth_alone(tmp_path):
+    """calib_set --lurig-taught d20: the D20 photos a look was taught (the training four-fifths) are
+    left out of the calibration dice; the holdout fifth's stay, and so do the other types' photos."""
+    from models.train.calib_set import lurig_faces
+    from reader.vision.realdata import is_holdout, load_set
+
+    boxes = tmp_path / "boxes.json"
+    boxes.write_text("{}")  # no detector boxes: each photo's middle, as single_die_patches falls back to
+    values = json.loads(VALUES.read_text())["values"]
+    die_of = {im.name: im.dice[0].die for im in load_set(LURIG) if im.dice}
+    valued = [k for k in values if k in die_of]
+    every = Counter(TYPES[t] for t in lurig_faces(boxes, VALUES).type_idx)
+    taught = Counter(TYPES[t] for t in lurig_faces(boxes, VALUES, ("d20",)).type_idx)
+    held_d20 = sum(1 for k in valued if die_of[k] == "d20" and is_holdout("type-lurig", k))
+    assert every["d20"] == sum(1 for k in valued if die_of[k] == "d20")
+    assert 0 < taught["d20"] == held_d20 < every["d20"]
+    assert {d: n for d, n in taught.items() if d != "d20"} == {d: n for d, n in every.items() if d != "d20"}

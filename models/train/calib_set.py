@@ -33,23 +33,30 @@ from models.train.nets import STATES, TYPES
 from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, single_die_patches,
                                       synth_crop_patches, synth_scene_patches)
 from models.train.train_reader import is_calibration, load_real
+from reader.vision.realdata import load_set, realdata_root
 
 
-def lurig_faces(lurig_boxes: Path, faces_file: Path) -> Patches:
+def lurig_faces(lurig_boxes: Path, faces_file: Path, taught: tuple[str, ...] = ()) -> Patches:
     """Every type-lurig photo whose face was read by eye (both fifths), source "type-lurig:faces":
-    real dice of makers no tray set has, whose faces no committed network was taught."""
+    real dice of makers no tray set has, whose faces no committed network was taught. `taught`: die
+    types whose training four-fifths a look was taught (train_top_face --lurig-faces --lurig-dice),
+    left out: a look is surer of the photos it learnt, and its temperature would be fitted on them."""
     values = lurig_values(faces_file)
     boxes = json.loads(lurig_boxes.read_text())
+    if taught:
+        die_of = {im.name: im.dice[0].die for im in load_set(realdata_root() / "type-lurig") if im.dice}
     out = Patches()
     for holdout in (False, True):
-        p = single_die_patches("type-lurig", boxes, holdout=holdout, values=values)
+        kept = values if holdout or not taught else {k: v for k, v in values.items() if die_of.get(k) not in taught}
+        p = single_die_patches("type-lurig", boxes, holdout=holdout, values=kept)
         for i in np.nonzero(np.array(p.face_idx) >= 0)[0]:
             out.add(p.images[i], TYPES[p.type_idx[i]], p.face_idx[i] + 1, STATES[p.state_idx[i]], "type-lurig:faces")
     return out
 
 
 def gather(detector: Path, lurig_boxes: Path, renders: list[Path], synth: list[Path],
-           scenes: list[Path] = (), faces_file: Path | None = None) -> dict[str, np.ndarray]:
+           scenes: list[Path] = (), faces_file: Path | None = None,
+           lurig_taught: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """The calibration dice as train_reader saves them: imgs, ti, fi, si, src."""
     if not lurig_boxes.is_file():
         single_boxes.main([str(detector), "type-lurig", "--out", str(lurig_boxes)])
@@ -69,7 +76,7 @@ def gather(detector: Path, lurig_boxes: Path, renders: list[Path], synth: list[P
             raise SystemExit(f"--scenes {folder}: no labels.jsonl (render it with reader.synth.bulk scenes)")
         fresh.extend(synth_scene_patches(folder))
     if faces_file:
-        fresh.extend(lurig_faces(lurig_boxes, faces_file))
+        fresh.extend(lurig_faces(lurig_boxes, faces_file, lurig_taught))
     parts = [(imgs[keep], ti[keep], fi[keep], si[keep], src[keep])]
     if len(fresh):
         parts.append(fresh.arrays())
@@ -91,8 +98,14 @@ def main(argv=None):
     ap.add_argument("--lurig-faces", type=Path, default=None, metavar="JSON",
                     help="type-lurig's faces read by eye (models/train/lurig_values.json): every valued photo "
                          "kept, for looks and readers never taught them")
+    ap.add_argument("--lurig-taught", nargs="*", default=[], metavar="DIE",
+                    help="with --lurig-faces: leave out the training four-fifths' photos of these die types, "
+                         "for a look taught them (reader v23's D20 look: d20)")
     args = ap.parse_args(argv)
-    d = gather(args.detector, args.lurig_boxes, args.renders, args.synth, args.scenes, args.lurig_faces)
+    if args.lurig_taught and not args.lurig_faces:
+        ap.error("--lurig-taught leaves out some of --lurig-faces: give --lurig-faces too")
+    d = gather(args.detector, args.lurig_boxes, args.renders, args.synth, args.scenes, args.lurig_faces,
+               tuple(args.lurig_taught))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **d)
     counts = Counter(str(s) for s in d["src"])

@@ -179,6 +179,10 @@ def main(argv=None):
                     help="with --thresholds-from: these looks keep the face temperature the kept reader gives them "
                          "(a look of the release that a new look took a die type from: refitted on the types left, "
                          "its temperature moves and the kept thresholds no longer mean what they meant)")
+    ap.add_argument("--keep-whole-temperature", action="store_true",
+                    help="with --thresholds-from: the whole look keeps the kept reader's type and face temperatures "
+                         "(the whole look is the release's network; a calibration set filtered for a new look, "
+                         "e.g. without the real dice it was taught, must not move them)")
     ap.add_argument("--rule-for", nargs="*", default=[], metavar="DIE",
                     help="with --thresholds-from, these die types take the rule's threshold instead (the "
                          "type a new look reads, while the others keep the release's)")
@@ -209,6 +213,8 @@ def main(argv=None):
         if set(args.keep_temperature) - set(kept_temperature):
             ap.error(f"--keep-temperature: {sorted(set(args.keep_temperature) - set(kept_temperature))} "
                      f"not among {args.thresholds_from}'s looks")
+    if args.keep_whole_temperature and not args.thresholds_from:
+        ap.error("--keep-whole-temperature keeps a release's temperatures: give --thresholds-from too")
     look_weight = {}
     for item in args.look_weight:
         name, _, w = item.partition("=")
@@ -231,6 +237,8 @@ def main(argv=None):
     tl, fl = np.concatenate(tl), np.concatenate(fl)
     grid = np.linspace(0.5, 4.0, 36)
     t_type = float(grid[np.argmin([nll(tl, ti, t) for t in grid])])
+    if args.keep_whole_temperature:
+        t_type = float(OnnxModel(args.thresholds_from).meta["temperature_type"])
     has_face = (fi >= 0) & (si != 1)
     k = np.array([FACES.get(types[t], 0) for t in ti])
 
@@ -240,7 +248,8 @@ def main(argv=None):
         m = has_face & among
         return float(grid[np.argmin([nll(masked[m], fi[m], t) for t in grid])])
 
-    t_face = face_temperature(fl)
+    t_face = (float(OnnxModel(args.thresholds_from).meta["temperature_face"]) if args.keep_whole_temperature
+              else face_temperature(fl))
     looks, top_meta = [], []
     for top_path in args.top_face:
         top_model = OnnxModel(top_path)

@@ -6,8 +6,9 @@ alone get a value far more often, and no more of them a wrong one.
 fixtures/single-d20 are 80 rendered D20 crops (`python -m reader.synth.bulk crops --out
 fixtures/single-d20 --count 80 --seed 903 --mix d20`: cameras 0-35 degrees off vertical, a tenth
 of the dice cocked, other dice at the edges); the main die is the first label. type-lurig's D20
-faces read by eye (models/train/lurig_values.json) are real dice no network was taught the faces of,
-and its D20 photographed about 45 degrees off vertical (models/train/lurig_oblique_values.json) real
+faces read by eye (models/train/lurig_values.json) are real dice of another maker (reader v23's D20
+look was taught the training four-fifths' faces: what this measures is the decision's gain, with the
+look and without the rule alike), and its D20 photographed about 45 degrees off vertical (models/train/lurig_oblique_values.json) real
 dice whose face toward the camera is not the face up; skipped when ../shared/realdata is absent.
 """
 

@@ -15,7 +15,8 @@ not: the training renders are 56,368 crops, two hours of rendering. So `--render
 rendered afresh with seeds no model was trained on, every one of them a calibration die (reader
 v9: seeds 41 and 43, every type, 2,400 each; 42 and 44, numeral dice, 2,300 each), `--scenes`
 every whole die of rendered tray frames (seeds 51-54, 150 frames each), and `--lurig-faces`
-type-lurig's faces read by eye (real dice whose faces no committed network was taught). `--synth`
+type-lurig's faces read by eye (real dice of other makers; since reader v23 the D20 look was taught
+the training four-fifths' D20 faces, which `--lurig-taught d20` leaves out). `--synth`
 takes training renders instead, of which the same fixed 8% is kept, as train_reader did.
 """
 
@@ -38,9 +39,10 @@ from reader.vision.realdata import load_set, realdata_root
 
 def lurig_faces(lurig_boxes: Path, faces_file: Path, taught: tuple[str, ...] = ()) -> Patches:
     """Every type-lurig photo whose face was read by eye (both fifths), source "type-lurig:faces":
-    real dice of makers no tray set has, whose faces no committed network was taught. `taught`: die
-    types whose training four-fifths a look was taught (train_top_face --lurig-faces --lurig-dice),
-    left out: a look is surer of the photos it learnt, and its temperature would be fitted on them."""
+    real dice of makers no tray set has (reader v23's D20 look was taught the training fifths' D20).
+    `taught`: die types whose training four-fifths a look was taught (train_top_face --lurig-faces
+    --lurig-dice), left out: a look is surer of the photos it learnt, and its temperature would be
+    fitted on them."""
     values = lurig_values(faces_file)
     boxes = json.loads(lurig_boxes.read_text())
     if taught:

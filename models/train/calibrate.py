@@ -236,9 +236,10 @@ def main(argv=None):
         fl.append(out[1])
     tl, fl = np.concatenate(tl), np.concatenate(fl)
     grid = np.linspace(0.5, 4.0, 36)
-    t_type = float(grid[np.argmin([nll(tl, ti, t) for t in grid])])
-    if args.keep_whole_temperature:
-        t_type = float(OnnxModel(args.thresholds_from).meta["temperature_type"])
+    # the release's whole look, kept with its temperatures (--keep-whole-temperature), or fitted here
+    kept_whole = OnnxModel(args.thresholds_from).meta if args.keep_whole_temperature else None
+    t_type = (float(kept_whole["temperature_type"]) if kept_whole
+              else float(grid[np.argmin([nll(tl, ti, t) for t in grid])]))
     has_face = (fi >= 0) & (si != 1)
     k = np.array([FACES.get(types[t], 0) for t in ti])
 
@@ -248,8 +249,7 @@ def main(argv=None):
         m = has_face & among
         return float(grid[np.argmin([nll(masked[m], fi[m], t) for t in grid])])
 
-    t_face = (float(OnnxModel(args.thresholds_from).meta["temperature_face"]) if args.keep_whole_temperature
-              else face_temperature(fl))
+    t_face = float(kept_whole["temperature_face"]) if kept_whole else face_temperature(fl)
     looks, top_meta = [], []
     for top_path in args.top_face:
         top_model = OnnxModel(top_path)

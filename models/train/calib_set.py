@@ -31,10 +31,9 @@ import numpy as np
 
 from models.train import single_boxes
 from models.train.nets import STATES, TYPES
-from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, single_die_patches,
-                                      synth_crop_patches, synth_scene_patches)
+from models.train.reader_data import (Patches, detector_false_alarms, lurig_values, lurig_values_of,
+                                      single_die_patches, synth_crop_patches, synth_scene_patches)
 from models.train.train_reader import is_calibration, load_real
-from reader.vision.realdata import load_set, realdata_root
 
 
 def lurig_faces(lurig_boxes: Path, faces_file: Path, taught: tuple[str, ...] = ()) -> Patches:
@@ -45,11 +44,10 @@ def lurig_faces(lurig_boxes: Path, faces_file: Path, taught: tuple[str, ...] = (
     fitted on them."""
     values = lurig_values(faces_file)
     boxes = json.loads(lurig_boxes.read_text())
-    if taught:
-        die_of = {im.name: im.dice[0].die for im in load_set(realdata_root() / "type-lurig") if im.dice}
+    learnt = lurig_values_of(values, taught) if taught else {}
     out = Patches()
     for holdout in (False, True):
-        kept = values if holdout or not taught else {k: v for k, v in values.items() if die_of.get(k) not in taught}
+        kept = values if holdout else {k: v for k, v in values.items() if k not in learnt}
         p = single_die_patches("type-lurig", boxes, holdout=holdout, values=kept)
         for i in np.nonzero(np.array(p.face_idx) >= 0)[0]:
             out.add(p.images[i], TYPES[p.type_idx[i]], p.face_idx[i] + 1, STATES[p.state_idx[i]], "type-lurig:faces")

@@ -203,18 +203,19 @@ def main(argv=None):
         ap.error("--wrong-budget measures against a release: give --thresholds-from too")
     if args.rule_for and not args.thresholds_from:
         ap.error("--rule-for picks which types leave the kept thresholds: give --thresholds-from too")
+    if args.keep_temperature and not args.thresholds_from:
+        ap.error("--keep-temperature keeps a release's temperatures: give --thresholds-from too")
+    if args.keep_whole_temperature and not args.thresholds_from:
+        ap.error("--keep-whole-temperature keeps a release's temperatures: give --thresholds-from too")
+    # the kept reader's metadata, read once: its looks' and whole look's temperatures, its thresholds
+    ref = OnnxModel(args.thresholds_from).meta if args.thresholds_from else None
     kept_temperature = {}
     if args.keep_temperature:
-        if not args.thresholds_from:
-            ap.error("--keep-temperature keeps a release's temperatures: give --thresholds-from too")
-        kept_temperature = {t["model"]: float(t["temperature"])
-                            for t in OnnxModel(args.thresholds_from).meta.get("top_face", [])
+        kept_temperature = {t["model"]: float(t["temperature"]) for t in ref.get("top_face", [])
                             if t["model"] in args.keep_temperature}
         if set(args.keep_temperature) - set(kept_temperature):
             ap.error(f"--keep-temperature: {sorted(set(args.keep_temperature) - set(kept_temperature))} "
                      f"not among {args.thresholds_from}'s looks")
-    if args.keep_whole_temperature and not args.thresholds_from:
-        ap.error("--keep-whole-temperature keeps a release's temperatures: give --thresholds-from too")
     look_weight = {}
     for item in args.look_weight:
         name, _, w = item.partition("=")
@@ -237,8 +238,7 @@ def main(argv=None):
     tl, fl = np.concatenate(tl), np.concatenate(fl)
     grid = np.linspace(0.5, 4.0, 36)
     # the release's whole look, kept with its temperatures (--keep-whole-temperature), or fitted here
-    kept_whole = OnnxModel(args.thresholds_from).meta if args.keep_whole_temperature else None
-    t_type = (float(kept_whole["temperature_type"]) if kept_whole
+    t_type = (float(ref["temperature_type"]) if args.keep_whole_temperature
               else float(grid[np.argmin([nll(tl, ti, t) for t in grid])]))
     has_face = (fi >= 0) & (si != 1)
     k = np.array([FACES.get(types[t], 0) for t in ti])
@@ -249,7 +249,7 @@ def main(argv=None):
         m = has_face & among
         return float(grid[np.argmin([nll(masked[m], fi[m], t) for t in grid])])
 
-    t_face = float(kept_whole["temperature_face"]) if kept_whole else face_temperature(fl)
+    t_face = float(ref["temperature_face"]) if args.keep_whole_temperature else face_temperature(fl)
     looks, top_meta = [], []
     for top_path in args.top_face:
         top_model = OnnxModel(top_path)
@@ -365,7 +365,6 @@ def main(argv=None):
         # The rule's thresholds hinge on the few surest wrong readings among the calibration dice:
         # two rebuilt sets (models/reader.md, v9) moved them by up to 0.07, more than a new look
         # gains. Keeping a release's thresholds while a look is added measures the look alone.
-        ref = OnnxModel(args.thresholds_from).meta
         best = float(ref["accept_threshold"])
         by_die = {str(k): float(v) for k, v in ref.get("accept_threshold_by_die", {}).items()}
         by_die.update({d: rule["accept_threshold_by_die"][d] for d in args.rule_for

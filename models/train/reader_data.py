@@ -207,6 +207,12 @@ def lurig_values(faces_file: Path) -> dict[str, int]:
     return {k: int(v) for k, v in json.loads(faces_file.read_text())["values"].items()}
 
 
+def lurig_values_of(values: dict[str, int], dice) -> dict[str, int]:
+    """Of type-lurig's faces read by eye (photo name -> face), those of the photos showing one of `dice`."""
+    die_of = {im.name: im.dice[0].die for im in load_set(realdata_root() / "type-lurig") if im.dice}
+    return {k: v for k, v in values.items() if die_of.get(k) in dice}
+
+
 def lurig_patches(boxes_file: Path | None, faces_file: Path | None = None,
                   dice: tuple[str, ...] | None = None) -> Patches:
     """type-lurig's training four-fifths, each die in the detector's box where `boxes_file`
@@ -216,8 +222,7 @@ def lurig_patches(boxes_file: Path | None, faces_file: Path | None = None,
     boxes = json.loads(boxes_file.read_text()) if boxes_file and boxes_file.exists() else None
     values = lurig_values(faces_file) if faces_file else None
     if values and dice:
-        die_of = {im.name: im.dice[0].die for im in load_set(realdata_root() / "type-lurig") if im.dice}
-        values = {k: v for k, v in values.items() if die_of.get(k) in dice}
+        values = lurig_values_of(values, dice)
     return single_die_patches("type-lurig", boxes, values=values)
 
 

@@ -147,6 +147,26 @@ def test_a_camera_described_without_the_lean_look_says_how_steeply_the_d20_is_se
     assert rec.read_frame(FRAME.copy())[0].value is None
 
 
+# (p(leaning) from the lean look, from the above look or None where there is none, whether the D20 is read)
+WHICH_LOOK = {
+    "no above look: the lean look finds it flat, read": (0.01, None, True),
+    "no above look: the lean look doubts it, refused": (0.9, None, False),
+    "the above look finds it flat where the lean look doubts it: read": (0.9, 0.01, True),
+    "the above look doubts it where the lean look finds it flat: refused": (0.01, 0.9, False),
+}
+
+
+@pytest.mark.parametrize("p_lean, p_above, read_it", WHICH_LOOK.values(), ids=WHICH_LOOK.keys())
+def test_the_d20_seen_from_above_is_judged_by_the_above_look_where_there_is_one(p_lean, p_above, read_it):
+    # the lean look v2 stays for a described camera (its lean thresholds were set behind it); a D20 read
+    # with no camera is judged by the look taught real D20 from above (models/reader_lean.md, v3)
+    reader = FixedD20Reader(14, 0.97, p_type=0.99, cocked=0.01, accept_by_die={"d20": 0.98})
+    rec = Recognizer(GivenBoxes([tuple(MIDDLE)]), reader, lean=LeanLook(FixedLeaning(p_lean), 0.5),
+                     above_look=LeanLook(FixedLeaning(p_above), 0.5) if p_above is not None else None)
+    (r,) = rec.read_frame(FRAME.copy())
+    assert (r.value == 14) is read_it
+
+
 # --- the recognizer --------------------------------------------------------------------------------
 
 

@@ -265,3 +265,19 @@ def test_a_frame_guessed_alone_asks_the_lean_look_only_when_its_dice_can_tell(di
     readings, guess = rec.read_frame_guessing(frame_with_die(1000, 360, (-1, 0)))
     assert len(readings) == dice
     assert (guess is not None) == asked and bool(model.slants) == asked
+
+
+@pytest.mark.parametrize("name, degrees", [
+    pytest.param("d20_d20_top_007.jpg", 0.0, id="d20 from above"),
+    pytest.param("d8_d8_color0158.jpg", 0.0, id="d8 on the colour sheet, from above"),
+    pytest.param("d20_d20_off-angle_0126.jpg", 45.0, id="d20 from 45 degrees"),
+    pytest.param("d6_d6_45angle_0244.jpg", 45.0, id="d6 from 45 degrees"),
+    pytest.param("d20_d20_wood0281.jpg", None, id="on wood, from the side at no told angle"),
+])
+def test_the_lean_look_takes_a_lurig_photo_at_the_angle_its_name_tells(name, degrees):
+    # a photo from 45 degrees taught as one from above would teach the look that such dice lie flat
+    # seen straight down, the very dice reader.vision.above must refuse
+    pytest.importorskip("torch")
+    from models.train.train_lean import lurig_view
+
+    assert lurig_view(name) == degrees

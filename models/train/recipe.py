@@ -39,6 +39,9 @@
     # ... and for its third stage, with the real trays (lean look v2, sessions 36-37)
     python -m reader.synth.bulk crops  --out work/synth/lean601 --count 2000 --seed 601 --lean
     python -m reader.synth.bulk crops  --out work/synth/lean602 --count 2000 --seed 602 --lean
+    # ... and for the above look (reader_above.onnx, lean look v3, session 60)
+    python -m reader.synth.bulk crops  --out work/synth/lean6001 --count 1500 --seed 6001 --lean
+    python -m reader.synth.bulk crops  --out work/synth/lean6002 --count 1500 --seed 6002 --lean
     # for the seen look (reader_seen.onnx): numeral dice whose camera angle is known, to learn from ...
     python -m reader.synth.bulk crops  --out work/synth/lean20_111 --count 4000 --seed 111 --lean --mix d20
     python -m reader.synth.bulk crops  --out work/synth/lean20_114 --count 4000 --seed 114 --lean --mix d20
@@ -58,6 +61,7 @@
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
         [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--lean-look-trays-minutes 12] \
+        [--above-look-minutes 12] \
         [--frames-minutes 0 0] [--detector-tune-minutes 0] \
         [--print-check-sure 0.97] [--lean-threshold-crops DIR=SEED:MIX ...]
 
@@ -79,7 +83,10 @@ on with tray-d6-nell's dice as flat ones, exported with its threshold; the seen 
 reader's weights (train_top_face --seen), in three stages (the D20 alone, then every numeral die, then
 with the real trays' D8 and D10 too), calibrated behind the lean look (calibrate_seen); the lean look
 taught on a third time, its real draws the three real trays' training dice as flat ones (lean look v2;
-after the seen look, as the committed models were made: the seen look was calibrated behind v1); last, if asked
+after the seen look, as the committed models were made: the seen look was calibrated behind v1); v2 taught
+on again with type-lurig's photos from above and from 45 degrees too, each flat at its own angle and
+leaning at the other (lean look v3, the above look: reader_above.onnx, which reader.vision.above asks
+about a D20 read with no camera described; session 60); last, if asked
 (--frames-minutes), the whole look taught on from its weights with the dice of rendered tray frames
 too, in two stages (the first two frame sets, then all four), calibrated keeping the reader's
 thresholds (raised where it would accept more wrong calibration dice of a type), the whole look it
@@ -188,6 +195,13 @@ def main(argv=None):
     ap.add_argument("--lean-trays-crops", type=Path, nargs="*",
                     default=[Path("work/synth/lean601"), Path("work/synth/lean602")],
                     help="crops rendered for the lean look's third stage (bulk crops --lean)")
+    ap.add_argument("--above-look-minutes", type=float, default=12,
+                    help="the above look (reader_above.onnx, lean look v3): the lean look v2 taught on, lr 2e-4, with "
+                         "type-lurig's training photos from above and from 45 degrees beside the three trays' dice, "
+                         "for reader.vision.above alone (0: none)")
+    ap.add_argument("--above-crops", type=Path, nargs="*",
+                    default=[Path("work/synth/lean6001"), Path("work/synth/lean6002")],
+                    help="crops rendered for the above look (bulk crops --lean)")
     ap.add_argument("--seen-look-minutes", type=float, nargs=3, default=[20, 45, 42], metavar=("D20", "NUMERALS", "REAL"),
                     help="the seen look (models/reader_seen.md) in three stages: the D20 alone, every numeral die, "
                          "then a quarter of the D8's and D10's draws real (v1 had no third stage, v2 has); needs the "
@@ -322,6 +336,14 @@ def main(argv=None):
                          "--real", "desk-d6-matteo=70", "--out", str(w / "lean_trays.pt")] +
                         [a for c in trays for a in ("--synth", str(c))])
         export.main(["lean", str(w / "lean_trays.pt"), str(m / "reader_lean.onnx"), "--version", "2"])
+    above_crops = [c for c in args.above_crops if c.is_dir()]
+    if args.above_look_minutes > 0 and above_crops and (m / "reader_lean.onnx").is_file():
+        # v2, told "straight down", doubted real D20 seen from above: reader.vision.above refused them
+        train_lean.main(["--minutes", str(args.above_look_minutes), "--resume", str(m / "reader_lean.onnx"),
+                         "--lr", "2e-4", "--seed", "61", "--real", "tray-d6-nell=70", "--real", "tray-mixed-bartek=70",
+                         "--real", "desk-d6-matteo=70", "--lurig", str(w / "lurig_boxes.json"), "--real-share", "0.25",
+                         "--out", str(w / "lean_above.pt")] + [a for c in above_crops for a in ("--synth", str(c))])
+        export.main(["lean", str(w / "lean_above.pt"), str(m / "reader_above.onnx"), "--version", "3"])
     frames = [f for f in args.frames if f.is_dir()]
     if sum(args.frames_minutes) > 0 and frames:
         # the whole look taught on from its weights with the dice of rendered tray frames too, in two

@@ -59,6 +59,11 @@ SINGLE_ABOVE = CameraView(66.0, 0.0, True)
 LEAN_MODEL = "reader_lean.onnx"
 LEAN_HEAD_MODEL = "reader_lean_head.onnx"  # the lean look's head alone, for a camera guess (lean.py)
 SEEN_MODEL = "reader_seen.onnx"
+# The lean look taught type-lurig's dice too (lean look v3, session 60), for reader.vision.above alone: a
+# D20 with no camera described. The lean look v2 stays for a described or guessed camera, whose lean
+# thresholds were set behind it; v3 there refused 10-20 more right readings of the rendered stills.
+ABOVE_MODEL = "reader_above.onnx"
+ABOVE_HEAD_MODEL = "reader_above_head.onnx"
 
 
 def with_looks(faces: FaceReader, looks: tuple | list, folder, threads: int | None = None) -> FaceReader | None:
@@ -85,10 +90,20 @@ def _reading_order(r: DieReading):
     return round(r.box.center[1] / max(r.box.height, 1)), r.box.center[0]
 
 
+def _lean_look(folder: Path, name: str, head: str, threads: int | None) -> LeanLook | None:
+    """The lean look `name` in `folder` with its head (`head`, where the look has a features output), or
+    None where the folder has no such file."""
+    if not (folder / name).is_file():
+        return None
+    model = OnnxModel(folder / name, threads)
+    return LeanLook.from_model(model, OnnxModel(folder / head, threads) if "features_output" in model.meta else None)
+
+
 class Recognizer:
     def __init__(self, detector: DiceDetector, faces: FaceReader, view: CameraView | None = None,
                  lean: LeanLook | None = None, seen: SeenLook | None = None,
-                 lean_thresholds: LeanThresholds | None = None, lean_faces: FaceReader | None = None):
+                 lean_thresholds: LeanThresholds | None = None, lean_faces: FaceReader | None = None,
+                 above_look: LeanLook | None = None):
         self.detector = detector
         self.faces = faces
         # the camera, when its set-up is known: numeral dice seen too steeply are refused
@@ -114,6 +129,9 @@ class Recognizer:
         # with no lean look asked for, a D20 refused for low confidence that looks seen from straight above
         # and flat is decided again at the threshold for such dice (reader.vision.above); False: not
         self.d20_from_above = True
+        # the look reader.vision.above asks whether such a D20 is seen from straight above and flat; None:
+        # the lean look
+        self.above_look = above_look
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -126,17 +144,15 @@ class Recognizer:
         # the state check, if the reader names one (the whole look it was taught from: faces.StateCheck)
         check = reader.meta.get("state_check")
         state_check = StateCheck.from_meta(OnnxModel(d / check["model"], threads), check) if check else None
-        lean = None
-        if (d / LEAN_MODEL).is_file():
-            model = OnnxModel(d / LEAN_MODEL, threads)
-            head = OnnxModel(d / LEAN_HEAD_MODEL, threads) if "features_output" in model.meta else None
-            lean = LeanLook.from_model(model, head)
+        lean, above_look = (_lean_look(d, name, head, threads)
+                            for name, head in ((LEAN_MODEL, LEAN_HEAD_MODEL), (ABOVE_MODEL, ABOVE_HEAD_MODEL)))
         seen = SeenLook.from_model(OnnxModel(d / SEEN_MODEL, threads)) if (d / SEEN_MODEL).is_file() else None
         thresholds = LeanThresholds.from_meta(reader.meta.get("lean_thresholds"))
         faces = FaceReader(reader, looks, state_check)
         return cls(DiceDetector(OnnxModel(d / "detector.onnx", threads)), faces, lean=lean, seen=seen,
                    lean_thresholds=thresholds,
-                   lean_faces=with_looks(faces, thresholds.looks if thresholds else (), d, threads))
+                   lean_faces=with_looks(faces, thresholds.looks if thresholds else (), d, threads),
+                   above_look=above_look)
 
     @property
     def versions(self) -> dict:
@@ -146,6 +162,8 @@ class Recognizer:
             out[look.name] = look.model.meta.get("version")  # reader_top (the numeral dice), reader_top_d6, ...
         if self.lean is not None:
             out["reader_lean"] = self.lean.model.meta.get("version")
+        if self.above_look is not None:
+            out["reader_above"] = self.above_look.model.meta.get("version")
         if self.seen is not None:
             out[self.seen.name] = self.seen.model.meta.get("version")
         if self.faces.state_check is not None:
@@ -352,10 +370,12 @@ class Recognizer:
     def _read_d20_from_above(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
                              found: list[DieReading | None]) -> list[DieReading | None]:
         """Without the looks: a D20 refused for low confidence that looks seen from straight above decided
-        again (reader.vision.above), where the lean look is there and the rule is on."""
-        if self.lean is None or not self.d20_from_above:
+        again (reader.vision.above) by the above look, else the lean look, where one is there and the rule
+        is on."""
+        look = self.above_look if self.above_look is not None else self.lean
+        if look is None or not self.d20_from_above:
             return found
-        return above.read_from_above(self.lean, self.faces, image, boxes, evs, found, self.view)
+        return above.read_from_above(look, self.faces, image, boxes, evs, found, self.view)
 
     def _read_flat_again(self, image: np.ndarray, boxes: list[Box], evs: list[FaceEvidence],
                          found: list[DieReading | None]) -> list[DieReading | None]:

@@ -14,6 +14,7 @@ dice whose face toward the camera is not the face up; skipped when ../shared/rea
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from pathlib import Path
@@ -22,7 +23,9 @@ import cv2
 import pytest
 
 from lurig_faces import FROM_ABOVE, LURIG, OBLIQUE, lurig_faces
+from reader.vision.lean import LeanLook
 from reader.vision.recognizer import SINGLE_ABOVE, Recognizer
+from tray_fakes import FixedLeaning
 
 SINGLES = Path(__file__).resolve().parents[1] / "fixtures" / "single-d20"
 
@@ -97,7 +100,8 @@ def test_real_d20_photographed_obliquely_are_not_given_the_face_toward_the_camer
     # face up. Measured (reader v21, session 45): 2 of 149 right (a 15 at the far edge), none wrong;
     # a refused D20 read again at 0.94 where the lean look finds it flat from above gave 7 wrong. Session
     # 48's D20 seen from above (reader.vision.above) holds them to p(leaning) under 0.1 from above: 2
-    # right, none wrong (without that gate some are read wrong)
+    # right, none wrong (without that gate some are read wrong); session 60's above look, taught type-lurig's
+    # training photos from 45 degrees as leaning seen straight down: none given a value
     items = lurig_d20(OBLIQUE)
     got = outcomes(recognizer, items, True)
     assert len(items) == 149
@@ -121,6 +125,17 @@ def test_read_once_where_a_camera_is_described_or_the_lean_look_is_missing(recog
         once = Recognizer(recognizer.detector, recognizer.faces)
     for image, _ in rendered_d20[:20]:
         assert reader.read_single(image) == once.read_single(image)
+
+
+def test_the_photo_read_again_from_above_is_judged_by_the_above_look(recognizer, rendered_d20):
+    # the above look (models/reader_above.onnx) is the one a die read as seen straight down answers to:
+    # one that finds every die leaning leaves nothing read so, whatever the lean look says
+    assert recognizer.above_look is not None
+    read_so = [view for image, _ in rendered_d20[:40] for _, view in [recognizer.read_single_assumed(image)]]
+    doubting = copy.copy(recognizer)
+    doubting.above_look = LeanLook(FixedLeaning(0.99), 0.5)
+    assert any(read_so)
+    assert not any(doubting.read_single_assumed(image)[1] for image, _ in rendered_d20[:40])
 
 
 def test_a_reading_says_when_it_assumed_the_photo_was_taken_from_above(recognizer, rendered_d20):

@@ -59,9 +59,10 @@ SINGLE_ABOVE = CameraView(66.0, 0.0, True)
 LEAN_MODEL = "reader_lean.onnx"
 LEAN_HEAD_MODEL = "reader_lean_head.onnx"  # the lean look's head alone, for a camera guess (lean.py)
 SEEN_MODEL = "reader_seen.onnx"
-# The lean look taught type-lurig's dice too (lean look v3, session 60), for reader.vision.above alone: a
-# D20 with no camera described. The lean look v2 stays for a described or guessed camera, whose lean
-# thresholds were set behind it; v3 there refused 10-20 more right readings of the rendered stills.
+# The lean look taught type-lurig's dice too (lean look v3, session 60), for a die read with no camera
+# described: reader.vision.above's D20, and a single photo read again as from straight above. The lean
+# look v2 stays for a described or guessed camera, whose lean thresholds were set behind it; v3 there
+# refused 10-20 more right readings of the rendered stills.
 ABOVE_MODEL = "reader_above.onnx"
 ABOVE_HEAD_MODEL = "reader_above_head.onnx"
 
@@ -422,7 +423,10 @@ class Recognizer:
         -> 1,630 / 19, cocked valued 41 -> 46: where a camera leans 30 degrees and more at one die
         alone, it cannot tell. The lean look sees that on renders, seldom on real photos: type-lurig's
         D20 photographed from the side are given a value 19 times of 337 so, 15 of the 17 on wood
-        the face toward the camera (session 45; its off-angle ones, labeled, 2 right, none wrong)."""
+        the face toward the camera (session 45; its off-angle ones, labeled, 2 right, none wrong). Since
+        session 60 the photo read so is asked by the above look (models/reader_above.onnx) where there is
+        one, as a D20 with no camera is (reader.vision.above): crops-fickett's D20 340 -> 355 of 2,720,
+        none more wrong; type-lurig's D20 photographed from the side given a value 29 -> 21 times of 337."""
         return self.read_single_assumed(image)[0]
 
     def read_single_assumed(self, image: np.ndarray) -> tuple[DieReading, CameraView | None]:
@@ -437,6 +441,8 @@ class Recognizer:
         if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
             straight = copy.copy(self)  # a copy: a reader may be shared
             straight.view = SINGLE_ABOVE
+            if self.above_look is not None:  # a die seen straight down: what the above look was taught
+                straight.lean = self.above_look
             again = straight._read_single(image, found)
             if again.value is not None:
                 return again, SINGLE_ABOVE

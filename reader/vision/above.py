@@ -38,7 +38,8 @@ session 60: v2 taught on with type-lurig's real dice from above and from 45 degr
 folder has one, else the lean look. v2, taught no real D20, doubted real ones seen from above: of the
 410 D20 of crops-fickett the rule asks about, 405 read right, it let 73 through; with the above look
 fickett's D20 295 -> 340 of 2,720 by this rule (355 with the single photo read again from above by it
-too: Recognizer.read_single) and real D20 pasted into trays 15 -> 22 of 196, none more wrong on any set
+too: Recognizer.read_single) and real D20 pasted into trays 15 -> 22 of 196 (another seed's pastes 14 ->
+15), none more wrong on any set
 (models/reader_lean.md, "Session 60").
 
 Computation on an image array, as the recognizer's: the caller gives the lean look and the reader.

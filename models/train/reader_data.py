@@ -179,6 +179,13 @@ def rendered_frames(folder: Path | None):
             yield rec, img
 
 
+def single_die_box(boxes: dict[str, tuple] | None, name: str, image: np.ndarray) -> tuple:
+    """A single-die photo's box: the detector's from `boxes` (models.train.single_boxes), else the
+    central 55% of the photo."""
+    h, w = image.shape[:2]
+    return (boxes or {}).get(name) or (w * 0.225, h * 0.225, w * 0.775, h * 0.775)
+
+
 def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout=False,
                        values: dict[str, int] | None = None) -> Patches:
     """Single-die images (type-lurig): the box from `boxes` (found by the detector), else the
@@ -194,11 +201,9 @@ def single_die_patches(name: str, boxes: dict[str, tuple] | None = None, holdout
         img = cv2.imread(str(li.path))
         if img is None:
             continue
-        h, w = img.shape[:2]
-        b = (boxes or {}).get(li.name) or (w * 0.225, h * 0.225, w * 0.775, h * 0.775)
         d = li.dice[0]
         value = d.value if d.value is not None else (values or {}).get(li.name)
-        out.add(context_patch(img, b), d.die, value, "flat" if value is not None else None, name)
+        out.add(context_patch(img, single_die_box(boxes, li.name, img)), d.die, value, "flat" if value is not None else None, name)
     return out
 
 

@@ -162,7 +162,7 @@ def lurig_dice(boxes_file: Path | None):
     from 45 degrees, told "straight down", for flat ones, and above.py read 7 of them wrong (session 60).
     `boxes_file`: the detector's box per photo (models.train.single_boxes), else the middle 55% of the
     photo."""
-    from models.train.reader_data import load_set, realdata_root
+    from models.train.reader_data import load_set, realdata_root, single_die_box
 
     boxes = json.loads(boxes_file.read_text()) if boxes_file and boxes_file.exists() else {}
     pats, slant, leaning = [], [], []
@@ -174,8 +174,7 @@ def lurig_dice(boxes_file: Path | None):
         img = cv2.imread(str(li.path))
         if img is None:
             continue
-        h, w = img.shape[:2]
-        patch = context_patch(img, boxes.get(li.name) or (w * 0.225, h * 0.225, w * 0.775, h * 0.775))
+        patch = context_patch(img, single_die_box(boxes, li.name, img))
         pats += [patch, patch]
         slant += [a, other[a]]
         leaning += [0, 1]

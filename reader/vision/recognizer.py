@@ -156,6 +156,12 @@ class Recognizer:
                    above_look=above_look)
 
     @property
+    def look_from_above(self) -> LeanLook | None:
+        """The look that judges a die read as seen straight down with no camera described (above.py's D20,
+        a single photo read again from above): the above look where there is one, else the lean look."""
+        return self.above_look if self.above_look is not None else self.lean
+
+    @property
     def versions(self) -> dict:
         out = {"detector": self.detector.model.meta.get("version"),
                "reader": self.faces.model.meta.get("version")}
@@ -373,7 +379,7 @@ class Recognizer:
         """Without the looks: a D20 refused for low confidence that looks seen from straight above decided
         again (reader.vision.above) by the above look, else the lean look, where one is there and the rule
         is on."""
-        look = self.above_look if self.above_look is not None else self.lean
+        look = self.look_from_above
         if look is None or not self.d20_from_above:
             return found
         return above.read_from_above(look, self.faces, image, boxes, evs, found, self.view)
@@ -440,9 +446,7 @@ class Recognizer:
         reading = self._read_single(image, found)
         if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
             straight = copy.copy(self)  # a copy: a reader may be shared
-            straight.view = SINGLE_ABOVE
-            if self.above_look is not None:  # a die seen straight down: what the above look was taught
-                straight.lean = self.above_look
+            straight.view, straight.lean = SINGLE_ABOVE, self.look_from_above  # a die seen straight down
             again = straight._read_single(image, found)
             if again.value is not None:
                 return again, SINGLE_ABOVE

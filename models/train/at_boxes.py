@@ -1,0 +1,107 @@
+"""The whole reader at each rendered crop's labeled box, face by face: right, refused, read wrong.
+
+    python -m models.train.at_boxes work/synth/d6b_6104 work/synth/d6n_6104 \\
+        --models release=models new=work/candidates/x
+
+Why: `dice-reader evaluate` reads a crop as a frame, and the detector, taught on tray frames, does not
+box a die that fills a 128 px crop; `d20_alone` asks one look alone. This reads each crop's main die
+(the first label, flat and valued) at its labeled box as a frame's die is read with no camera described
+(`Recognizer._evidence` and `_decide`: every look pooled, the reader's thresholds), so a pair of render
+folders made from one seed, the same dice in the same poses, tells what one change of the renderer
+costs the reader: `bulk crops --seed S --glyphs makers` against `--seed S` alone is the makers' digits
+(a 3 with a flat top read 5: models/reader.md, "Session 61"). Prints per folder and models folder the
+totals, and per labeled face right / refused / wrong with the faces it was read as.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+
+from reader.reading import Box
+from reader.vision.onnx_model import MODELS_DIR
+from reader.vision.recognizer import Recognizer
+
+
+@dataclass
+class Tally:
+    """One folder read by one models folder: per labeled face, how its dice were read."""
+
+    right: collections.Counter = field(default_factory=collections.Counter)
+    refused: collections.Counter = field(default_factory=collections.Counter)
+    wrong: collections.Counter = field(default_factory=collections.Counter)  # (label, read as) -> dice
+
+    def totals(self) -> tuple[int, int, int]:
+        return sum(self.right.values()), sum(self.refused.values()), sum(self.wrong.values())
+
+
+def main_dice(folder: Path) -> list[tuple[str, dict]]:
+    """(image, label) of each crop whose main die (its first label) lies flat with a value and a box."""
+    rows = [json.loads(line) for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    out = []
+    for row in rows:
+        die = row["dice"][0] if row.get("dice") else None
+        if die and die.get("state", "flat") == "flat" and die.get("value") and die.get("box"):
+            out.append((row["image"], die))
+    return out
+
+
+def tally(recognizer: Recognizer, folder: Path) -> Tally:
+    t = Tally()
+    for image, label in main_dice(folder):
+        img = cv2.imread(str(folder / image))
+        if img is None:
+            raise SystemExit(f"{folder / image}: not an image")
+        box = Box(*label["box"])
+        ev = recognizer._evidence(img, [box], False)[0]
+        reading = recognizer._decide(ev, box, False, allow_none=False)
+        face = (label["die"], int(label["value"]))
+        if reading.value is None:
+            t.refused[face] += 1
+        elif reading.die == label["die"] and reading.value == label["value"]:
+            t.right[face] += 1
+        else:
+            t.wrong[(face, (reading.die, reading.value))] += 1
+    return t
+
+
+def report(folder: str, name: str, t: Tally) -> list[str]:
+    right, refused, wrong = t.totals()
+    lines = [f"{folder} {name}: right {right} refused {refused} wrong {wrong}"]
+    faces = sorted(set(t.right) | set(t.refused) | {f for f, _ in t.wrong})
+    for die, value in faces:
+        as_ = [f"{d}{v} x{n}" for ((fd, fv), (d, v)), n in sorted(t.wrong.items()) if (fd, fv) == (die, value)]
+        wrong_here = sum(n for (f, _), n in t.wrong.items() if f == (die, value))
+        lines.append(f"  {die} {value}: right {t.right[(die, value)]} refused {t.refused[(die, value)]} "
+                     f"wrong {wrong_here}{' (read ' + ', '.join(as_) + ')' if as_ else ''}")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+", type=Path, help="rendered crops (bulk crops): labels.jsonl and images")
+    ap.add_argument("--models", nargs="+", default=[f"release={MODELS_DIR}"], metavar="NAME=DIR",
+                    help="models folders to read with, each named (default: the project's models/)")
+    args = ap.parse_args(argv)
+    readers = []
+    for spec in args.models:
+        name, sep, where = spec.partition("=")
+        if not sep or not name or not where:
+            ap.error(f"--models wants NAME=DIR, not {spec!r}")
+        readers.append((name, Recognizer.load(Path(where))))
+    for folder in args.folders:
+        if not (folder / "labels.jsonl").is_file():
+            ap.error(f"{folder}: no labels.jsonl")
+        for name, recognizer in readers:
+            print("\n".join(report(folder.name, name, tally(recognizer, folder))), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -31,17 +32,22 @@ def test_every_flat_valued_die_of_the_fixture_is_counted_once(capsys):
 
 
 class SaysWhatItIsTold:
-    """A recognizer stand-in: reads every die as `outcome` says (die, value or None)."""
+    """A face reader stand-in: reads every die as told (die, value or None for refused)."""
 
     def __init__(self, die: str, value: int | None):
         self.die, self.value = die, value
 
-    def _evidence(self, image, boxes, looks):
+    def evidence(self, image, boxes):
         return [None for _ in boxes]
 
-    def _decide(self, ev, box, looks, allow_none=True):
+    def decide(self, ev, box, allow_none=True):
         outcome = Face(self.value, 0.95) if self.value else Unreadable("low confidence", 0.5)
         return DieReading(self.die, Box(*box), outcome)
+
+
+def reader_saying(die: str, value: int | None):
+    """A recognizer stand-in whose face reader reads every die as told."""
+    return SimpleNamespace(faces=SaysWhatItIsTold(die, value))
 
 
 def crops(tmp_path: Path, labels: list[dict]) -> Path:
@@ -63,7 +69,7 @@ THREE = {"die": "d6", "value": 3, "box": [4, 4, 28, 28], "state": "flat"}
     pytest.param(("d6", None), 0, 1, {}, id="no value: refused"),
 ])
 def test_each_die_is_tallied_by_what_it_was_read_as(tmp_path, read_as, right, refused, wrong):
-    t = at_boxes.tally(SaysWhatItIsTold(*read_as), crops(tmp_path, [THREE]))
+    t = at_boxes.tally(reader_saying(*read_as), crops(tmp_path, [THREE]))
     assert (t.right[("d6", 3)], t.refused[("d6", 3)], dict(t.wrong)) == (right, refused, wrong)
 
 
@@ -73,7 +79,7 @@ def test_each_die_is_tallied_by_what_it_was_read_as(tmp_path, read_as, right, re
     pytest.param({**THREE, "box": None}, id="no box"),
 ])
 def test_a_die_with_nothing_to_read_at_a_box_is_left_out(tmp_path, label):
-    t = at_boxes.tally(SaysWhatItIsTold("d6", 3), crops(tmp_path, [label, THREE]))
+    t = at_boxes.tally(reader_saying("d6", 3), crops(tmp_path, [label, THREE]))
     assert t.totals() == (1, 0, 0)
 
 

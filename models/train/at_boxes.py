@@ -5,8 +5,8 @@
 
 Why: `dice-reader evaluate` reads a crop as a frame, and the detector, taught on tray frames, does not
 box a die that fills a 128 px crop; `d20_alone` asks one look alone. This reads each crop's main die
-(the first label, flat and valued) at its labeled box as a frame's die is read with no camera described
-(`Recognizer._evidence` and `_decide`: every look pooled, the reader's thresholds), so a pair of render
+(the first label, flat and valued) at its labeled box as a frame's die is first read with no camera
+described (the recognizer's FaceReader: every look pooled, the reader's thresholds), so a pair of render
 folders made from one seed, the same dice in the same poses, tells what one change of the renderer
 costs the reader: `bulk crops --seed S --glyphs makers` against `--seed S` alone is the makers' digits
 (a 3 with a flat top read 5: models/reader.md, "Session 61"). Prints per folder and models folder the
@@ -59,8 +59,8 @@ def tally(recognizer: Recognizer, folder: Path) -> Tally:
         if img is None:
             raise SystemExit(f"{folder / image}: not an image")
         box = Box(*label["box"])
-        ev = recognizer._evidence(img, [box], False)[0]
-        reading = recognizer._decide(ev, box, False, allow_none=False)
+        ev = recognizer.faces.evidence(img, [box])[0]
+        reading = recognizer.faces.decide(ev, box, allow_none=False)
         face = (label["die"], int(label["value"]))
         if reading.value is None:
             t.refused[face] += 1

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import cv2
 
 from reader.reading import Box
 from reader.vision.onnx_model import MODELS_DIR
+from reader.vision.realdata import LabeledDie, load_set
 from reader.vision.recognizer import Recognizer
 
 
@@ -40,31 +40,25 @@ class Tally:
         return sum(self.right.values()), sum(self.refused.values()), sum(self.wrong.values())
 
 
-def main_dice(folder: Path) -> list[tuple[str, dict]]:
-    """(image, label) of each crop whose main die (its first label) lies flat with a value and a box."""
-    rows = [json.loads(line) for line in (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    out = []
-    for row in rows:
-        die = row["dice"][0] if row.get("dice") else None
-        if die and die.get("state", "flat") == "flat" and die.get("value") and die.get("box"):
-            out.append((row["image"], die))
-    return out
+def main_dice(folder: Path) -> list[tuple[Path, LabeledDie]]:
+    """(image path, label) of each crop whose main die (its first label) lies flat with a value and a box."""
+    return [(im.path, im.dice[0]) for im in load_set(folder)
+            if im.dice and im.dice[0].state == "flat" and im.dice[0].value and im.dice[0].box]
 
 
 def tally(recognizer: Recognizer, folder: Path) -> Tally:
     t = Tally()
-    for image, label in main_dice(folder):
-        img = cv2.imread(str(folder / image))
+    for path, label in main_dice(folder):
+        img = cv2.imread(str(path))
         if img is None:
-            raise SystemExit(f"{folder / image}: not an image")
-        box = Box(*label["box"])
+            raise SystemExit(f"{path}: not an image")
+        box = Box(*label.box)
         ev = recognizer.faces.evidence(img, [box])[0]
         reading = recognizer.faces.decide(ev, box, allow_none=False)
-        face = (label["die"], int(label["value"]))
+        face = (label.die, label.value)
         if reading.value is None:
             t.refused[face] += 1
-        elif reading.die == label["die"] and reading.value == label["value"]:
+        elif reading.die == label.die and reading.value == label.value:
             t.right[face] += 1
         else:
             t.wrong[(face, (reading.die, reading.value))] += 1

@@ -125,7 +125,7 @@ class Recognizer:
         # dice suggest (read_frame_guessing; it needs the lean look); False: read as if seen from above
         self.guess_view = False
         # with no camera described, a single die refused is read again as seen from straight above
-        # (SINGLE_ABOVE, read_single; it needs the lean look); False: read once, as in a frame
+        # (SINGLE_ABOVE, read_single; it needs look_from_above); False: read once, as in a frame
         self.single_from_above = True
         # with no lean look asked for, a D20 refused for low confidence that looks seen from straight above
         # and flat is decided again at the threshold for such dice (reader.vision.above); False: not
@@ -444,7 +444,7 @@ class Recognizer:
         # the die is found once (in a big photo, several looks of the detector)
         found = (find_single_die(self.detector, image),) if self.view is None else None
         reading = self._read_single(image, found)
-        if reading.value is None and self.view is None and self.single_from_above and self.lean is not None:
+        if reading.value is None and self.view is None and self.single_from_above and self.look_from_above is not None:
             straight = copy.copy(self)  # a copy: a reader may be shared
             straight.view, straight.lean = SINGLE_ABOVE, self.look_from_above  # a die seen straight down
             again = straight._read_single(image, found)

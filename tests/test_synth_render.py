@@ -150,12 +150,14 @@ GLYPH_CASES = {
 }
 
 
+@pytest.mark.parametrize("thin", [False, True], ids=["bold fonts", "thin fonts"])
 @pytest.mark.parametrize("glyphs", GLYPH_CASES.values(), ids=GLYPH_CASES.keys())
-def test_varied_numerals_stay_on_their_face(glyphs):
+def test_varied_numerals_stay_on_their_face(glyphs, thin):
     pytest.importorskip("PIL")
     from reader.synth.textures import _draw_text_tile, fonts
 
-    for font in fonts(more=True):
+    glyphs = glyphs + ("thin",) if thin and glyphs else glyphs
+    for font in fonts(more=True, thin=thin):
         tile = _draw_text_tile("18", font, 0.54, "underline", glyphs=glyphs)
         assert tile.max() == 255, font  # drawn at all
         edge = np.concatenate([tile[:3].ravel(), tile[-3:].ravel(), tile[:, :3].ravel(), tile[:, -3:].ravel()])
@@ -164,6 +166,10 @@ def test_varied_numerals_stay_on_their_face(glyphs):
 
 def _glyphs_varied(base_atlas, atlas) -> bool:
     return atlas[:2] == base_atlas[:2] and atlas[4:8] == base_atlas[4:8] and len(atlas[8]) == 4
+
+
+def _glyphs_thin(base_atlas, atlas) -> bool:
+    return atlas[:2] == base_atlas[:2] and atlas[4:8] == base_atlas[4:8] and atlas[8][4:] == ("thin",)
 
 
 def _forms_drawn(base_atlas, atlas) -> bool:
@@ -177,7 +183,32 @@ def _forms_drawn(base_atlas, atlas) -> bool:
 NUMERALS_VARIED = {
     "other makers' glyphs (--glyphs varied)": ("reader.synth.glyphs:vary_glyphs", 7, _glyphs_varied),
     "makers' digit forms (--glyphs makers)": ("reader.synth.digit_forms:vary_forms", 13, _forms_drawn),
+    "thin-stroked digits (--glyphs thin)": ("reader.synth.glyphs:thin_glyphs", 7, _glyphs_thin),
 }
+
+
+def _ink_per_height(tile: np.ndarray) -> float:
+    """How much ink a numeral's tile holds for its height: a stroke's width, near enough."""
+    rows = np.flatnonzero(tile.max(axis=1) > 127)
+    return float((tile > 127).sum()) / max(1, rows[-1] - rows[0] + 1)
+
+
+def test_thin_glyphs_draw_thinner_strokes_than_any_bold_font():
+    """--glyphs thin is there for the thin-stroked digits no bold font draws (crops-fickett's blue
+    D6 whose plain 6 is read 5): drawn as plain as can be, its fonts' strokes must be thinner, each
+    font's 5 under the median bold font's and the thin fonts' median under two thirds of it."""
+    pytest.importorskip("PIL")
+    from reader.synth.textures import _draw_text_tile, fonts
+
+    def widths(found, glyphs):
+        return np.array([_ink_per_height(_draw_text_tile("5", f, 0.6, "none", glyphs=glyphs)) for f in found])
+
+    plain = (1.0, 0.0, 0, 0.0)
+    bold = widths(fonts(more=True), plain)
+    thin = widths(fonts(thin=True), plain + ("thin",))
+    assert len(thin) >= 20
+    assert thin.max() < np.median(bold)
+    assert np.median(thin) < 2 / 3 * np.median(bold), (sorted(thin), sorted(bold))
 
 
 @pytest.mark.parametrize("vary,salt,changed", NUMERALS_VARIED.values(), ids=NUMERALS_VARIED.keys())
@@ -276,7 +307,7 @@ def test_bulk_warns_when_fonts_are_missing(tmp_path, monkeypatch, capsys, found,
         pytest.skip("this machine lacks fonts itself")
     if found is not None:
         few = textures.fonts()[:found]
-        monkeypatch.setattr(textures, "fonts", lambda more=False: few)
+        monkeypatch.setattr(textures, "fonts", lambda more=False, thin=False: few)
     generate("crops", tmp_path / "crops", 1, seed=5)
     err = capsys.readouterr().err
     assert ("fonts-noto-core" in err and "warning" in err) == warned

@@ -10,7 +10,8 @@
 # per core, as many processes of each mix as MIXES says (16 in all; d20-sharp is --mix d20
 # --resample-min 0.6; a mix ending in -room is lit as a room lights dice, --light room, e.g.
 # d20-room, numerals-room; one ending in -makers draws some digits in makers' forms, --glyphs makers,
-# e.g. d20-room-makers; one ending in -clear makes half the dice clear resin, --bodies clear, e.g.
+# e.g. d20-room-makers; one ending in -thin draws the numerals in light fonts, --glyphs thin, e.g.
+# d6-numerals-thin (its fonts must travel: models/README.md); one ending in -clear makes half the dice clear resin, --bodies clear, e.g.
 # d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
@@ -60,6 +61,7 @@ mix_args() {
     local mix=$1 extra=""
     if [ "${mix%-clear}" != "$mix" ]; then mix=${mix%-clear}; extra="--bodies clear"; fi
     if [ "${mix%-makers}" != "$mix" ]; then mix=${mix%-makers}; extra="--glyphs makers${extra:+ $extra}"; fi
+    if [ "${mix%-thin}" != "$mix" ]; then mix=${mix%-thin}; extra="--glyphs thin${extra:+ $extra}"; fi
     if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room${extra:+ $extra}"; fi
     if [ "$mix" = d20-sharp ]; then mix=d20; extra="$extra --resample-min 0.6"; fi
     echo "--mix $mix $extra"

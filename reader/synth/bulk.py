@@ -101,7 +101,8 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
               glyphs: str = "base", lean: bool = False, light: str = "base",
               bodies: str = "base") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
-    `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs); `lean`
+    `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
+    light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
     the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
@@ -118,6 +119,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         scene = crop_scene(rng, size=size, classes=MIXES[mix])
     if glyphs == "varied":
         vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
+    if glyphs == "thin":
+        from reader.synth.glyphs import thin_glyphs
+
+        thin_glyphs(scene, np.random.default_rng([seed, index, 7]))
     if glyphs == "makers":
         from reader.synth.digit_forms import vary_forms
 
@@ -214,7 +219,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
 
         base_fonts = len(fonts())
         print(f"bulk {kind}: {len(done)} already in {out}, {len(todo)} to render (seed {seed}; "
-              f"{len(fonts(more=glyphs == 'varied'))} numeral fonts found"
+              f"{len(fonts(more=glyphs == 'varied', thin=glyphs == 'thin'))} numeral fonts found"
               f"{f'; {len(hung)} passed by, hung before ({HUNG_FILE})' if hung else ''})", flush=True)
         if todo and base_fonts < FONTS_RENDERED:
             print(f"bulk {kind}: warning: {base_fonts} of the {FONTS_RENDERED} numeral fonts every earlier seed "
@@ -291,12 +296,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: the smallest share of its pixels a crop keeps before it is blown up again "
                         "(camera effects; default 0.3, the training mix); 0.7 keeps a top face sharp for a "
                         "look cut close to it")
-    p.add_argument("--glyphs", choices=["base", "varied", "makers"], default="base",
+    p.add_argument("--glyphs", choices=["base", "varied", "makers", "thin"], default="base",
                    help="crops: numerals in the renderer's base fonts as drawn (default, every earlier seed) "
                         "or varied: 26 more fonts, digits narrower, wider, leaning, heavier, lighter, spaced "
                         "(reader/synth/glyphs.py); or makers: the base fonts with some digits in the forms "
                         "real dice makers cut, a footed 1, a flat-topped 3, a crossed 7 "
-                        "(reader/synth/digit_forms.py); the same dice in the same poses as the base seed")
+                        "(reader/synth/digit_forms.py); or thin: as varied, in 31 light and regular fonts, "
+                        "strokes 1 px thinner to 1 px heavier; the same dice in the same poses as the base seed")
     p.add_argument("--light", choices=["base", "room"], default="base",
                    help="crops: the lights as drawn (default, every earlier seed) or room: much of the light "
                         "diffuse, the key light weaker, weak lights low around, so the faces around the top "

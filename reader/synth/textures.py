@@ -16,7 +16,7 @@ import numpy as np
 
 from reader.synth.digit_forms import FORMS, compose
 from reader.synth.geometry import needs_mark, solid
-from reader.synth.glyphs import MORE_FONT_CANDIDATES, draw_varied, reshape
+from reader.synth.glyphs import MORE_FONT_CANDIDATES, THIN, THIN_FONT_CANDIDATES, draw_varied, font_set, reshape
 from reader.synth.mesh import atlas_grid
 
 TILE = 128
@@ -59,11 +59,13 @@ FONT_PACKAGES = "apt-get install fonts-dejavu fonts-liberation fonts-freefont-tt
 FONTS_RENDERED = 20
 
 
-@lru_cache(maxsize=2)
-def fonts(more: bool = False) -> tuple[str, ...]:
+@lru_cache(maxsize=3)
+def fonts(more: bool = False, thin: bool = False) -> tuple[str, ...]:
     """The numeral fonts found on this machine (Debian font packages); `more`: with the fonts
-    only varied-glyph renders draw from."""
-    found = tuple(p for p in _FONT_CANDIDATES + (MORE_FONT_CANDIDATES if more else []) if os.path.exists(p))
+    only varied-glyph renders draw from; `thin`: the light and regular weights alone, the fonts
+    thin-glyph renders draw from."""
+    candidates = THIN_FONT_CANDIDATES if thin else _FONT_CANDIDATES + (MORE_FONT_CANDIDATES if more else [])
+    found = tuple(p for p in candidates if os.path.exists(p))
     if not found:
         raise RuntimeError("no numeral fonts found; apt-get install fonts-dejavu fonts-liberation")
     return found
@@ -187,12 +189,13 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
                 glyphs: tuple = (), forms: tuple = ()) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
-    (from `vary_glyphs`) draws from the larger font set and reshapes the digits; `forms` (from
+    (from `vary_glyphs`, or `thin_glyphs`: the light fonts) draws from the larger font set and reshapes the digits; `forms` (from
     `digit_forms.vary_forms`) draws some digits in a maker's form."""
     s = solid(die)
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
-    found = fonts(more=bool(glyphs))
+    kind = font_set(glyphs)
+    found = fonts(more=kind != "base", thin=kind == THIN)
     fpath = found[font_idx % len(found)]
     for i in range(len(s.faces)):
         col, row = i % cols, i // cols

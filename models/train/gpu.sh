@@ -11,8 +11,8 @@
 # --resample-min 0.6; a mix ending in -room is lit as a room lights dice, --light room, e.g.
 # d20-room, numerals-room; one ending in -makers draws some digits in makers' forms, --glyphs makers,
 # e.g. d20-room-makers; one ending in -thin draws the numerals in light fonts, --glyphs thin, e.g.
-# d6-numerals-thin (its fonts must travel: models/README.md); one ending in -clear makes half the dice clear resin, --bodies clear, e.g.
-# d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# d6-numerals-thin (its fonts must travel: models/README.md); one ending in -clear makes half the
+# dice clear resin, --bodies clear, e.g. d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those

@@ -189,13 +189,14 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
                 glyphs: tuple = (), forms: tuple = ()) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
-    (from `vary_glyphs`, or `thin_glyphs`: the light fonts) draws from the larger font set and reshapes the digits; `forms` (from
-    `digit_forms.vary_forms`) draws some digits in a maker's form."""
+    (from `vary_glyphs`) draws from the larger font set, or (from `thin_glyphs`) from the light
+    fonts, and reshapes the digits; `forms` (from `digit_forms.vary_forms`) draws some digits in a
+    maker's form."""
     s = solid(die)
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
     kind = font_set(glyphs)
-    found = fonts(more=kind != "base", thin=kind == THIN)
+    found = fonts(more=kind == "more", thin=kind == THIN)
     fpath = found[font_idx % len(found)]
     for i in range(len(s.faces)):
         col, row = i % cols, i // cols

@@ -20,8 +20,7 @@ import collections
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
-
+from reader.imagefile import ImageError, load_image
 from reader.reading import Box
 from reader.vision.onnx_model import MODELS_DIR
 from reader.vision.realdata import LabeledDie, load_set
@@ -46,34 +45,44 @@ def main_dice(folder: Path) -> list[tuple[Path, LabeledDie]]:
             if im.dice and im.dice[0].state == "flat" and im.dice[0].value and im.dice[0].box]
 
 
-def tally(recognizer: Recognizer, folder: Path) -> Tally:
-    t = Tally()
+def tallies(recognizers: list[Recognizer], folder: Path) -> list[Tally]:
+    """`folder` read by each recognizer, each crop decoded once for all of them."""
+    out = [Tally() for _ in recognizers]
     for path, label in main_dice(folder):
-        img = cv2.imread(str(path))
-        if img is None:
-            raise SystemExit(f"{path}: not an image")
+        try:
+            img = load_image(path)
+        except ImageError as exc:
+            raise SystemExit(f"{path}: {exc}") from None
         box = Box(*label.box)
-        ev = recognizer.faces.evidence(img, [box])[0]
-        reading = recognizer.faces.decide(ev, box, allow_none=False)
         face = (label.die, label.value)
-        if reading.value is None:
-            t.refused[face] += 1
-        elif reading.die == label.die and reading.value == label.value:
-            t.right[face] += 1
-        else:
-            t.wrong[(face, (reading.die, reading.value))] += 1
-    return t
+        for recognizer, t in zip(recognizers, out):
+            ev = recognizer.faces.evidence(img, [box])[0]
+            reading = recognizer.faces.decide(ev, box, allow_none=False)
+            if reading.value is None:
+                t.refused[face] += 1
+            elif reading.die == label.die and reading.value == label.value:
+                t.right[face] += 1
+            else:
+                t.wrong[(face, (reading.die, reading.value))] += 1
+    return out
+
+
+def tally(recognizer: Recognizer, folder: Path) -> Tally:
+    """`folder` read by one recognizer."""
+    return tallies([recognizer], folder)[0]
 
 
 def report(folder: str, name: str, t: Tally) -> list[str]:
     right, refused, wrong = t.totals()
     lines = [f"{folder} {name}: right {right} refused {refused} wrong {wrong}"]
-    faces = sorted(set(t.right) | set(t.refused) | {f for f, _ in t.wrong})
-    for die, value in faces:
-        as_ = [f"{d}{v} x{n}" for ((fd, fv), (d, v)), n in sorted(t.wrong.items()) if (fd, fv) == (die, value)]
-        wrong_here = sum(n for (f, _), n in t.wrong.items() if f == (die, value))
+    read_as = collections.defaultdict(list)  # labeled face -> [(read as, dice)]
+    for (face, seen), n in sorted(t.wrong.items()):
+        read_as[face].append((seen, n))
+    for die, value in sorted(set(t.right) | set(t.refused) | set(read_as)):
+        seen = read_as[(die, value)]
+        named = ", ".join(f"{d}{v} x{n}" for (d, v), n in seen)
         lines.append(f"  {die} {value}: right {t.right[(die, value)]} refused {t.refused[(die, value)]} "
-                     f"wrong {wrong_here}{' (read ' + ', '.join(as_) + ')' if as_ else ''}")
+                     f"wrong {sum(n for _, n in seen)}{f' (read {named})' if seen else ''}")
     return lines
 
 
@@ -92,8 +101,8 @@ def main(argv=None) -> int:
     for folder in args.folders:
         if not (folder / "labels.jsonl").is_file():
             ap.error(f"{folder}: no labels.jsonl")
-        for name, recognizer in readers:
-            print("\n".join(report(folder.name, name, tally(recognizer, folder))), flush=True)
+        for (name, _), t in zip(readers, tallies([r for _, r in readers], folder)):
+            print("\n".join(report(folder.name, name, t)), flush=True)
     return 0
 
 

@@ -13,7 +13,8 @@
 # e.g. d20-room-makers; one ending in -thin draws the numerals in light fonts, --glyphs thin, e.g.
 # d6-numerals-thin (its fonts must travel: models/README.md); one ending in -clear makes half the
 # dice clear resin, --bodies clear, e.g. d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
-# looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx;
+# looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx; d6:
+# reader_top_d6.onnx; HOLD, default 0, the d10 and d6 looks' pull toward the release's answers, --hold;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
 # seen beyond 25 or cocked, the renders split by their replayed camera angles first; d20on: the
@@ -194,7 +195,12 @@ train() {
             top) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
                      "${synth[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
             d10) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d10.onnx \
-                     --dice d10 --real-share 0.5 "${synth[@]}" --seed 23 --out "$OUT/d10.pt" > "$OUT/d10.log" 2>&1 & ;;
+                     --dice d10 --real-share 0.5 --hold "${HOLD:-0}" "${synth[@]}" --seed 23 --out "$OUT/d10.pt" \
+                     > "$OUT/d10.log" 2>&1 & ;;
+            # the D6's look (pips and numerals, the whole die cut close), half its draws the real trays'
+            d6) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d6.onnx \
+                    --dice d6 --cut d6=1.15 --real-share 0.5 --blur 0.1 --hold "${HOLD:-0}" "${synth[@]}" --seed 28 \
+                    --out "$OUT/d6.pt" > "$OUT/d6.log" 2>&1 & ;;
             # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
             d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
                      --dice d20 --cut d20=0.45 "${synth[@]}" --seed 24 --out "$OUT/d20.pt" > "$OUT/d20.log" 2>&1 & ;;
@@ -204,7 +210,7 @@ train() {
             d20on) d20_seen d20on models/reader_top_d20.onnx 2e-4 26 ;;
             # the camera path's D20 look (reader v18's reader_near_d20.onnx) taught on so (session 46)
             nearon) d20_seen nearon models/reader_near_d20.onnx 2e-4 27 ;;
-            *) echo "gpu.sh: no look named $look (whole, top, d10, d20, d20split, d20on, nearon)"; exit 2 ;;
+            *) echo "gpu.sh: no look named $look (whole, top, d10, d6, d20, d20split, d20on, nearon)"; exit 2 ;;
         esac
     done
     wait

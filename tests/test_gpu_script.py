@@ -19,6 +19,7 @@ CASES = {
     "D20 in makers' digit forms": ("d20-makers", ["--mix", "d20", "--glyphs", "makers"]),
     "room-lit D20 in makers' digit forms": ("d20-room-makers", ["--mix", "d20", "--light", "room", "--glyphs", "makers"]),
     "numeral D6 in thin fonts": ("d6-numerals-thin", ["--mix", "d6-numerals", "--glyphs", "thin"]),
+    "numeral D6 in makers' digit forms": ("d6-numerals-makers", ["--mix", "d6-numerals", "--glyphs", "makers"]),
     "room-lit D6 in thin fonts": ("d6-room-thin", ["--mix", "d6", "--light", "room", "--glyphs", "thin"]),
     "D20, half of them clear resin": ("d20-clear", ["--mix", "d20", "--bodies", "clear"]),
     "room-lit D20, half clear resin": ("d20-room-clear", ["--mix", "d20", "--light", "room", "--bodies", "clear"]),

@@ -176,8 +176,10 @@ def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEM
     better, but drifts elsewhere: sessions 61 and 62 each tipped a real numeral D6 it had never seen
     (type-lurig's curly 2 read 3) and gave rendered cocked dice a value, and the rule that ships a
     look refuses any set that lets one more through. Held to its start on every draw, the look learns
-    what the labels of the new renders say where it was unsure, and keeps its answers where it was
-    sure and right (learning without forgetting)."""
+    what the labels of the new renders say and stays nearer its old answers elsewhere (learning
+    without forgetting). It narrows the drift, it does not end it: session 63's held D6 look kept the
+    rendered cocked dice as the release, but still tipped the curly 2 at one placement of four. The
+    pull acts on the no-face draws (--unsure) too, toward whatever face the start named there."""
     k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx]
     valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
     start = torch.log_softmax(start_logits.masked_fill(~valid, -1e4) / temperature, dim=1)

@@ -84,11 +84,17 @@ def prepare(data: Patches, scene_share: float = 0.0):
     return imgs, ti, fi, si, src, calib, train, w
 
 
+def faces_had(face_logits, type_idx):
+    """(k, valid): per die the number of faces its type has, and which of the face logits' columns are
+    those faces (a D8's 9..20 do not exist). Every face loss compares only these."""
+    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx]
+    return k, torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
+
+
 def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
     """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist); the label
     smoothing is spread over those faces only."""
-    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx]
-    valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
+    k, valid = faces_had(face_logits, type_idx)
     logp = torch.log_softmax(face_logits.masked_fill(~valid, -1e4), dim=1)
     nll = -logp.gather(1, face_idx[:, None])[:, 0]
     smooth = -(logp * valid).sum(1) / k

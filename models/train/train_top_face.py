@@ -39,7 +39,7 @@ from models.train.real_pack import read_pack
 from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of,
                                       training_frame_patches)
 from models.train.schedule import cosine_lr
-from models.train.train_reader import FACE_COUNT, is_calibration, masked_face_loss, source_group
+from models.train.train_reader import faces_had, is_calibration, masked_face_loss, source_group
 from reader.vision.crops import CROP_PER_SIDE
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
@@ -158,8 +158,7 @@ def face_loss(face_logits, face_idx, type_idx, unsure):
     same share of every face the die has, so the look learns to claim nothing there."""
     if not bool(unsure.any()):
         return masked_face_loss(face_logits, face_idx, type_idx)
-    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx[unsure]]
-    valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
+    k, valid = faces_had(face_logits, type_idx[unsure])
     logp = torch.log_softmax(face_logits[unsure].masked_fill(~valid, -1e4), dim=1)
     no_face = (-(logp * valid).sum(1) / k).sum()
     sure = ~unsure
@@ -180,8 +179,7 @@ def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEM
     without forgetting). It narrows the drift, it does not end it: session 63's held D6 look kept the
     rendered cocked dice as the release, but still tipped the curly 2 at one placement of four. The
     pull acts on the no-face draws (--unsure) too, toward whatever face the start named there."""
-    k = torch.as_tensor(FACE_COUNT, device=face_logits.device)[type_idx]
-    valid = torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
+    _, valid = faces_had(face_logits, type_idx)
     start = torch.log_softmax(start_logits.masked_fill(~valid, -1e4) / temperature, dim=1)
     now = torch.log_softmax(face_logits.masked_fill(~valid, -1e4) / temperature, dim=1)
     kl = (start.exp() * (start - now)).masked_fill(~valid, 0.0).sum(1)
@@ -330,12 +328,13 @@ def main(argv=None):
         x, t_i, f_i, u_i = next(batches)
         x = to_input(x, device)
         _, face_logits, _ = net(x)
-        read = face_loss(face_logits, f_i.to(device), t_i.to(device), u_i.to(device))
+        t_i = t_i.to(device)
+        read = face_loss(face_logits, f_i.to(device), t_i, u_i.to(device))
         loss = read
         if start is not None:
             with torch.no_grad():
                 start_logits = start(x)[1]
-            held = held_loss(face_logits, start_logits, t_i.to(device))
+            held = held_loss(face_logits, start_logits, t_i)
             loss = read + args.hold * held
         opt.zero_grad()
         loss.backward()

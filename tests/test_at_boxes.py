@@ -88,3 +88,47 @@ def test_a_models_folder_must_be_named(spec):
     with pytest.raises(SystemExit) as stop:
         at_boxes.main([str(SINGLE_D20), "--models", spec])
     assert stop.value.code == 2
+
+
+class SaysAtThreshold(SaysWhatItIsTold):
+    """A face reader stand-in sure of its face at 0.9: accepted where the threshold it is given allows."""
+
+    def decide(self, ev, box, allow_none=True, accept_by_die=None):
+        if (accept_by_die or {}).get(self.die, 0.95) <= 0.9:
+            return DieReading(self.die, Box(*box), Face(self.value, 0.9))
+        return DieReading(self.die, Box(*box), Unreadable("low confidence", 0.9))
+
+
+@pytest.mark.parametrize("at, right, refused", [
+    pytest.param(None, 0, 1, id="its own threshold: refused"),
+    pytest.param({"d6": 0.85}, 1, 0, id="accepted at a lower one"),
+    pytest.param({"d20": 0.85}, 0, 1, id="another die's threshold changes nothing"),
+])
+def test_a_die_is_tallied_at_the_threshold_asked(tmp_path, at, right, refused):
+    reader = SimpleNamespace(faces=SaysAtThreshold("d6", 3))
+    t = at_boxes.tally(reader, crops(tmp_path, [THREE]), at)
+    assert (t.right[("d6", 3)], t.refused[("d6", 3)]) == (right, refused)
+
+
+@pytest.mark.parametrize("item", [
+    pytest.param("d20", id="no threshold"),
+    pytest.param("d21=0.9", id="no such die"),
+    pytest.param("d20=high", id="not a number"),
+    pytest.param("d20=1.5", id="over 1"),
+])
+def test_a_threshold_asked_for_must_be_a_die_and_a_share(item):
+    with pytest.raises(SystemExit) as stop:
+        at_boxes.main([str(SINGLE_D20), "--at", item])
+    assert stop.value.code == 2
+
+
+def test_the_fixture_tallied_at_a_lower_threshold_takes_at_least_as_many(capsys):
+    assert at_boxes.main([str(SINGLE_D20), "--at", "d20=0.9"]) == 0
+    totals = {}
+    for line in capsys.readouterr().out.splitlines():
+        m = re.match(r"^single-d20 (release|release at d20=0\.9): right (\d+) refused (\d+) wrong (\d+)$", line)
+        if m:
+            totals[m.group(1)] = tuple(int(g) for g in m.groups()[1:])
+    own, lower = totals["release"], totals["release at d20=0.9"]
+    assert sum(own) == sum(lower)  # the same dice, each tallied once
+    assert lower[0] + lower[2] >= own[0] + own[2]  # as many accepted or more

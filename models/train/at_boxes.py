@@ -11,6 +11,13 @@ folders made from one seed, the same dice in the same poses, tells what one chan
 costs the reader: `bulk crops --seed S --glyphs makers` against `--seed S` alone is the makers' digits
 (a 3 with a flat top read 5: models/reader.md, "Session 61"). Prints per folder and models folder the
 totals, and per labeled face right / refused / wrong with the faces it was read as.
+
+`--at d20=0.96` tallies each models folder a second time as if it accepted those die types at those
+thresholds, from the same looks: what a threshold buys on these crops and what it lets through. Render
+the dice seen obliquely too (`bulk crops --lean`, cameras 0-55 degrees off vertical): session 64's D20
+at 0.96 instead of 0.98 read none more wrong of 706 D20 crops of the training mix (0-35 degrees), but
+6 -> 15 of the 352 flat ones of 500 `--lean` crops, and type-lurig's D20 photographed 45 degrees off
+vertical 1 -> 24 wrong over four placements (a neighbour face read; models/reader.md, "Session 64").
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import collections
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reader.dice import FACES
 from reader.imagefile import ImageError, load_image
 from reader.reading import Box
 from reader.vision.onnx_model import MODELS_DIR
@@ -45,9 +53,12 @@ def main_dice(folder: Path) -> list[tuple[Path, LabeledDie]]:
             if im.dice and im.dice[0].state == "flat" and im.dice[0].value and im.dice[0].box]
 
 
-def tallies(recognizers: list[Recognizer], folder: Path) -> list[Tally]:
-    """`folder` read by each recognizer, each crop decoded once for all of them."""
+def tallies(recognizers: list[Recognizer], folder: Path,
+            accept_by_die: list[dict[str, float] | None] | None = None) -> list[Tally]:
+    """`folder` read by each recognizer, each crop decoded once for all of them. `accept_by_die`: per
+    recognizer, thresholds to accept those die types at instead of its own (None: its own)."""
     out = [Tally() for _ in recognizers]
+    at = accept_by_die or [None] * len(recognizers)
     for path, label in main_dice(folder):
         try:
             img = load_image(path)
@@ -55,9 +66,13 @@ def tallies(recognizers: list[Recognizer], folder: Path) -> list[Tally]:
             raise SystemExit(f"{path}: {exc}") from None
         box = Box(*label.box)
         face = (label.die, label.value)
-        for recognizer, t in zip(recognizers, out):
-            ev = recognizer.faces.evidence(img, [box])[0]
-            reading = recognizer.faces.decide(ev, box, allow_none=False)
+        evidence = {}  # one look per recognizer, however many thresholds it is tallied at
+        for recognizer, t, thresholds in zip(recognizers, out, at):
+            if id(recognizer) not in evidence:
+                evidence[id(recognizer)] = recognizer.faces.evidence(img, [box])[0]
+            ev = evidence[id(recognizer)]
+            reading = (recognizer.faces.decide(ev, box, allow_none=False) if thresholds is None
+                       else recognizer.faces.decide(ev, box, allow_none=False, accept_by_die=thresholds))
             if reading.value is None:
                 t.refused[face] += 1
             elif reading.die == label.die and reading.value == label.value:
@@ -67,9 +82,25 @@ def tallies(recognizers: list[Recognizer], folder: Path) -> list[Tally]:
     return out
 
 
-def tally(recognizer: Recognizer, folder: Path) -> Tally:
-    """`folder` read by one recognizer."""
-    return tallies([recognizer], folder)[0]
+def tally(recognizer: Recognizer, folder: Path, accept_by_die: dict[str, float] | None = None) -> Tally:
+    """`folder` read by one recognizer (at `accept_by_die`'s thresholds for those die types, if given)."""
+    return tallies([recognizer], folder, [accept_by_die])[0]
+
+
+def parse_at(items: list[str]) -> dict[str, float]:
+    """`--at d20=0.96 d12=0.85` as {die: threshold}; ValueError, saying what is wrong, on anything else."""
+    out = {}
+    for item in items:
+        die, sep, value = item.partition("=")
+        try:
+            t = float(value)
+        except ValueError:
+            t = None
+        if not sep or die not in FACES or t is None or not 0.0 <= t <= 1.0:
+            raise ValueError(f"--at wants DIE=THRESHOLD, a die of {', '.join(FACES)} and a threshold from 0 to 1, "
+                             f"not {item!r}")
+        out[die] = t
+    return out
 
 
 def report(folder: str, name: str, t: Tally) -> list[str]:
@@ -91,17 +122,28 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="+", type=Path, help="rendered crops (bulk crops): labels.jsonl and images")
     ap.add_argument("--models", nargs="+", default=[f"release={MODELS_DIR}"], metavar="NAME=DIR",
                     help="models folders to read with, each named (default: the project's models/)")
+    ap.add_argument("--at", nargs="+", default=[], metavar="DIE=T",
+                    help="also tally each models folder as if it accepted these die types at these thresholds "
+                         "(e.g. d20=0.96): what a threshold buys and costs, from one pass over the crops")
     args = ap.parse_args(argv)
+    try:
+        at = parse_at(args.at)
+    except ValueError as exc:
+        ap.error(str(exc))
     readers = []
     for spec in args.models:
         name, sep, where = spec.partition("=")
         if not sep or not name or not where:
             ap.error(f"--models wants NAME=DIR, not {spec!r}")
-        readers.append((name, Recognizer.load(Path(where))))
+        readers.append((name, Recognizer.load(Path(where)), None))
+        if at:
+            said = " ".join(f"{d}={t:g}" for d, t in at.items())
+            readers.append((f"{name} at {said}", readers[-1][1], at))
     for folder in args.folders:
         if not (folder / "labels.jsonl").is_file():
             ap.error(f"{folder}: no labels.jsonl")
-        for (name, _), t in zip(readers, tallies([r for _, r in readers], folder)):
+        counted = tallies([r for _, r, _ in readers], folder, [a for _, _, a in readers])
+        for (name, _, _), t in zip(readers, counted):
             print("\n".join(report(folder.name, name, t)), flush=True)
     return 0
 

@@ -57,8 +57,10 @@ def tallies(recognizers: list[Recognizer], folder: Path,
             accept_by_die: list[dict[str, float] | None] | None = None) -> list[Tally]:
     """`folder` read by each recognizer, each crop decoded once for all of them. `accept_by_die`: per
     recognizer, thresholds to accept those die types at instead of its own (None: its own)."""
-    out = [Tally() for _ in recognizers]
     at = accept_by_die or [None] * len(recognizers)
+    if len(at) != len(recognizers):
+        raise ValueError(f"{len(at)} sets of thresholds for {len(recognizers)} recognizers")
+    out = [Tally() for _ in recognizers]
     for path, label in main_dice(folder):
         try:
             img = load_image(path)

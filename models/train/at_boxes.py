@@ -27,6 +27,7 @@ import collections
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from models.train.die_values import die_value
 from reader.dice import FACES
 from reader.imagefile import ImageError, load_image
 from reader.reading import Box
@@ -73,8 +74,7 @@ def tallies(recognizers: list[Recognizer], folder: Path,
             if id(recognizer) not in evidence:
                 evidence[id(recognizer)] = recognizer.faces.evidence(img, [box])[0]
             ev = evidence[id(recognizer)]
-            reading = (recognizer.faces.decide(ev, box, allow_none=False) if thresholds is None
-                       else recognizer.faces.decide(ev, box, allow_none=False, accept_by_die=thresholds))
+            reading = recognizer.faces.decide(ev, box, allow_none=False, accept_by_die=thresholds)
             if reading.value is None:
                 t.refused[face] += 1
             elif reading.die == label.die and reading.value == label.value:
@@ -87,22 +87,6 @@ def tallies(recognizers: list[Recognizer], folder: Path,
 def tally(recognizer: Recognizer, folder: Path, accept_by_die: dict[str, float] | None = None) -> Tally:
     """`folder` read by one recognizer (at `accept_by_die`'s thresholds for those die types, if given)."""
     return tallies([recognizer], folder, [accept_by_die])[0]
-
-
-def parse_at(items: list[str]) -> dict[str, float]:
-    """`--at d20=0.96 d12=0.85` as {die: threshold}; ValueError, saying what is wrong, on anything else."""
-    out = {}
-    for item in items:
-        die, sep, value = item.partition("=")
-        try:
-            t = float(value)
-        except ValueError:
-            t = None
-        if not sep or die not in FACES or t is None or not 0.0 <= t <= 1.0:
-            raise ValueError(f"--at wants DIE=THRESHOLD, a die of {', '.join(FACES)} and a threshold from 0 to 1, "
-                             f"not {item!r}")
-        out[die] = t
-    return out
 
 
 def report(folder: str, name: str, t: Tally) -> list[str]:
@@ -124,14 +108,11 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="+", type=Path, help="rendered crops (bulk crops): labels.jsonl and images")
     ap.add_argument("--models", nargs="+", default=[f"release={MODELS_DIR}"], metavar="NAME=DIR",
                     help="models folders to read with, each named (default: the project's models/)")
-    ap.add_argument("--at", nargs="+", default=[], metavar="DIE=T",
+    ap.add_argument("--at", nargs="+", default=[], metavar="DIE=T", type=die_value(FACES, 0.0, 1.0),
                     help="also tally each models folder as if it accepted these die types at these thresholds "
                          "(e.g. d20=0.96): what a threshold buys and costs, from one pass over the crops")
     args = ap.parse_args(argv)
-    try:
-        at = parse_at(args.at)
-    except ValueError as exc:
-        ap.error(str(exc))
+    at = dict(args.at)
     readers = []
     for spec in args.models:
         name, sep, where = spec.partition("=")

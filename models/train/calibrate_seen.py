@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from models.train.calibrate import box_with_error, threshold_over
+from models.train.die_values import die_value
 from models.train.export import restamp
 from models.train.train_lean import angles_of
 from reader.dice import FACES
@@ -70,7 +71,7 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--models", type=Path, default=None, help="the release the look joins (default: models/)")
     ap.add_argument("--max-wrong", type=float, default=0.001)
-    ap.add_argument("--from-deg", nargs="*", default=[], metavar="DIE=DEG",
+    ap.add_argument("--from-deg", nargs="*", default=[], metavar="DIE=DEG", type=die_value(STEEP_LIMITS),
                     help="the angle off vertical from which the look decides a die type (default: the type's "
                          "steep limit, reader.vision.viewing.STEEP_LIMITS, where the release stops reading it)")
     ap.add_argument("--limit-deg", type=float, default=55.0)
@@ -79,12 +80,7 @@ def main(argv=None):
     ap.add_argument("--version", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from_deg = dict(STEEP_LIMITS)
-    for item in args.from_deg:
-        die, _, deg = item.partition("=")
-        if die not in STEEP_LIMITS or not deg:
-            ap.error(f"--from-deg {item!r}: give DIE=DEG")
-        from_deg[die] = float(deg)
+    from_deg = {**STEEP_LIMITS, **dict(args.from_deg)}
     rows = [r for f in args.sets for r in crops_of(f, None)]
     for item in args.replay:
         folder, _, replay = item.partition("=")

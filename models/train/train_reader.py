@@ -91,11 +91,17 @@ def faces_had(face_logits, type_idx):
     return k, torch.arange(face_logits.shape[1], device=face_logits.device)[None] < k[:, None]
 
 
+def face_log_probs(face_logits, valid, temperature: float = 1.0):
+    """Log-probabilities over the faces a die has (`valid`, from faces_had), the rest masked out, the
+    logits softened by `temperature` first: what every face loss reads its look's answer as."""
+    return torch.log_softmax(face_logits.masked_fill(~valid, -1e4) / temperature, dim=1)
+
+
 def masked_face_loss(face_logits, face_idx, type_idx, smoothing=0.05):
     """Cross-entropy over the faces the labelled die has (a D8's 9..20 do not exist); the label
     smoothing is spread over those faces only."""
     k, valid = faces_had(face_logits, type_idx)
-    logp = torch.log_softmax(face_logits.masked_fill(~valid, -1e4), dim=1)
+    logp = face_log_probs(face_logits, valid)
     nll = -logp.gather(1, face_idx[:, None])[:, 0]
     smooth = -(logp * valid).sum(1) / k
     return ((1 - smoothing) * nll + smoothing * smooth).mean()

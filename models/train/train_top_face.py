@@ -35,11 +35,12 @@ from models.train.augment import SMALL_CAMERA_QUALITY, defocus, photometric, rec
 from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
+from models.train.die_values import die_value
 from models.train.real_pack import read_pack
 from models.train.reader_data import (BOX_IN_CTX, CTX, cut, lurig_patches, real_tray_patches, synth_crops_of,
                                       training_frame_patches)
 from models.train.schedule import cosine_lr
-from models.train.train_reader import faces_had, is_calibration, masked_face_loss, source_group
+from models.train.train_reader import face_log_probs, faces_had, is_calibration, masked_face_loss, source_group
 from reader.vision.crops import CROP_PER_SIDE
 
 TOP_PER_SIDE = 0.7  # cut side / die box side: the top face of a D20 seen up to 35 degrees off vertical
@@ -81,17 +82,6 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
     if augment and small_p > 0 and rng.random() < small_p:
         out, strength = small_camera(out, rng, per_side, small_quality), 0.5  # already a camera's
     return photometric(out, rng, strength) if augment else out
-
-
-def parse_cuts(items: list[str]) -> dict[str, float]:
-    """["d20=0.45"] -> {"d20": 0.45}: the die types cut tighter (or looser) than TOP_PER_SIDE."""
-    out = {}
-    for item in items:
-        die, _, value = item.partition("=")
-        if die not in TYPE_SHARE or not value:
-            raise SystemExit(f"--cut {item!r}: give DIE=CUT, DIE one of {', '.join(TYPE_SHARE)}")
-        out[die] = float(value)
-    return out
 
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
@@ -159,7 +149,7 @@ def face_loss(face_logits, face_idx, type_idx, unsure):
     if not bool(unsure.any()):
         return masked_face_loss(face_logits, face_idx, type_idx)
     k, valid = faces_had(face_logits, type_idx[unsure])
-    logp = torch.log_softmax(face_logits[unsure].masked_fill(~valid, -1e4), dim=1)
+    logp = face_log_probs(face_logits[unsure], valid)
     no_face = (-(logp * valid).sum(1) / k).sum()
     sure = ~unsure
     read = masked_face_loss(face_logits[sure], face_idx[sure], type_idx[sure]) * sure.sum() if sure.any() else 0.0
@@ -180,8 +170,8 @@ def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEM
     rendered cocked dice as the release, but still tipped the curly 2 at one placement of four. The
     pull acts on the no-face draws (--unsure) too, toward whatever face the start named there."""
     _, valid = faces_had(face_logits, type_idx)
-    start = torch.log_softmax(start_logits.masked_fill(~valid, -1e4) / temperature, dim=1)
-    now = torch.log_softmax(face_logits.masked_fill(~valid, -1e4) / temperature, dim=1)
+    start = face_log_probs(start_logits, valid, temperature)
+    now = face_log_probs(face_logits, valid, temperature)
     kl = (start.exp() * (start - now)).masked_fill(~valid, 0.0).sum(1)
     return kl.mean() * temperature ** 2
 
@@ -205,7 +195,7 @@ def main(argv=None):
                          "(default: by their count among the real dice)")
     ap.add_argument("--lurig-boxes", type=Path, default=Path("work/lurig_boxes.json"),
                     help="the detector's boxes on type-lurig (models.train.single_boxes), with --lurig-faces")
-    ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT",
+    ap.add_argument("--cut", nargs="*", default=[], metavar="DIE=CUT", type=die_value(TYPE_SHARE),
                     help=f"cut side / box side for these die types (default {TOP_PER_SIDE} for every type)")
     ap.add_argument("--dice", nargs="+", default=list(TYPE_SHARE), choices=list(TYPE_SHARE),
                     help="the die types this look reads (default: the numeral dice and the D6)")
@@ -269,7 +259,7 @@ def main(argv=None):
     if not 0.0 <= args.scene_share <= 1.0:
         ap.error(f"--scene-share {args.scene_share:g}: give a share from 0 to 1")
     device = pick_device(args.device)
-    cuts = parse_cuts(args.cut)
+    cuts = dict(args.cut)
     base_cut = CROP_PER_SIDE if args.seen else TOP_PER_SIDE
     cut_of = np.array([cuts.get(t, base_cut) for t in TYPES])
     # the cuts travel with the weights (export reads them), so they are never stated twice

@@ -25,6 +25,10 @@ CASES = {
     "room-lit D20, half clear resin": ("d20-room-clear", ["--mix", "d20", "--light", "room", "--bodies", "clear"]),
     "room-lit clear D20 in makers' forms": ("d20-room-makers-clear",
                                             ["--mix", "d20", "--light", "room", "--glyphs", "makers", "--bodies", "clear"]),
+    "numeral dice numbered as other makers number theirs": ("numerals-numbered", ["--mix", "numerals", "--numbers", "varied"]),
+    "room-lit D20, half clear resin, numbered anew": ("d20-room-clear-numbered",
+                                                     ["--mix", "d20", "--light", "room", "--bodies", "clear",
+                                                      "--numbers", "varied"]),
 }
 
 

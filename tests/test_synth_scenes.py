@@ -189,6 +189,8 @@ REFUSED_OPTIONS = [
     pytest.param(["crops", "--light", "studio"], "light", id="a lighting it does not know"),
     pytest.param(["scenes", "--bodies", "clear"], "bodies", id="clear resin draws the dice of crops, not tray frames"),
     pytest.param(["crops", "--bodies", "glass"], "bodies", id="a body it does not know"),
+    pytest.param(["scenes", "--numbers", "varied"], "numbers", id="numbering anew draws the dice of crops, not tray frames"),
+    pytest.param(["crops", "--numbers", "spindown"], "numbers", id="a numbering it does not know"),
 ]
 
 

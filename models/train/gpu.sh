@@ -12,7 +12,10 @@
 # d20-room, numerals-room; one ending in -makers draws some digits in makers' forms, --glyphs makers,
 # e.g. d20-room-makers; one ending in -thin draws the numerals in light fonts, --glyphs thin, e.g.
 # d6-numerals-thin (its fonts must travel: models/README.md); one ending in -clear makes half the
-# dice clear resin, --bodies clear, e.g. d20-room-clear, d20-room-makers-clear); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# dice clear resin, --bodies clear, e.g. d20-room-clear, d20-room-makers-clear; one ending in -numbered
+# numbers each die anew, as some maker numbers theirs, --numbers varied, e.g. d20-room-clear-numbered,
+# numerals-numbered: the renders before session 65 carried one numbering per die type, and the D20
+# look learnt it); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx; d6:
 # reader_top_d6.onnx; HOLD, default 0, the d10 and d6 looks' pull toward the release's answers, --hold;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
@@ -60,7 +63,8 @@ gl_setup() {
 mix_args() {
     # a MIXES name -> the bulk crops options it stands for (models/README.md)
     local mix=$1 extra=""
-    if [ "${mix%-clear}" != "$mix" ]; then mix=${mix%-clear}; extra="--bodies clear"; fi
+    if [ "${mix%-numbered}" != "$mix" ]; then mix=${mix%-numbered}; extra="--numbers varied"; fi
+    if [ "${mix%-clear}" != "$mix" ]; then mix=${mix%-clear}; extra="--bodies clear${extra:+ $extra}"; fi
     if [ "${mix%-makers}" != "$mix" ]; then mix=${mix%-makers}; extra="--glyphs makers${extra:+ $extra}"; fi
     if [ "${mix%-thin}" != "$mix" ]; then mix=${mix%-thin}; extra="--glyphs thin${extra:+ $extra}"; fi
     if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room${extra:+ $extra}"; fi

@@ -99,7 +99,7 @@ CLEAR_SHARE = 0.5
 def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
               glyphs: str = "base", lean: bool = False, light: str = "base",
-              bodies: str = "base") -> tuple[np.ndarray, dict, dict]:
+              bodies: str = "base", numbers: str = "base") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
@@ -135,6 +135,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         from reader.synth.scene import clear_resin
 
         clear_resin(scene, np.random.default_rng([seed, index, 19]), share=CLEAR_SHARE)
+    if numbers == "varied":  # last: the glyphs' and forms' atlases are drawn without numbers
+        from reader.synth.numbering import vary_numbers
+
+        vary_numbers(scene, np.random.default_rng([seed, index, 23]))
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -167,7 +171,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
              resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
-             light: str = "base", bodies: str = "base") -> dict:
+             light: str = "base", bodies: str = "base", numbers: str = "base") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -177,7 +181,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean, light, bodies)
+                         glyphs, lean, light, bodies, numbers)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -205,7 +209,7 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs, lean=False, light="base", bodies="base") -> dict:
+              glyphs, lean=False, light="base", bodies="base", numbers="base") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -237,7 +241,8 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             marker.write_text(name + "\n")  # for supervise(), watching from outside
             try:
                 if kind == "crops":
-                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies)
+                    img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies,
+                                              numbers)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -312,6 +317,11 @@ def _parser() -> argparse.ArgumentParser:
                         f"clear resin with chance {CLEAR_SHARE:g}, what lies behind it tinted through it and its far "
                         "faces' numerals seen through it (reader.synth.scene.clear_resin); the same dice in "
                         "the same poses as the base seed")
+    p.add_argument("--numbers", choices=["base", "varied"], default="base",
+                   help="crops: each die numbered as the renderer's solids number it (default, every earlier "
+                        "seed) or varied: numbered anew, as some maker numbers theirs (opposite faces summing as "
+                        "on real dice, a fifth of the D20 spindowns; reader.synth.numbering); the same dice in "
+                        "the same poses as the base seed, the same face up")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -333,13 +343,15 @@ def _run(argv: list[str]) -> int:
         p.error("--light relights crops")
     if a.bodies != "base" and kind != "crops":
         p.error("--bodies draws the dice of crops")
+    if a.numbers != "base" and kind != "crops":
+        p.error("--numbers numbers the dice of crops")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
-                   bodies=a.bodies)
+                   bodies=a.bodies, numbers=a.numbers)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

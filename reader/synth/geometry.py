@@ -13,7 +13,7 @@ value here (its reading is "type only").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -110,10 +110,10 @@ def _base_vertices(name: str) -> np.ndarray:
     raise ValueError(f"unknown die {name!r}")
 
 
-def _pair_layout(normals: np.ndarray, total: int, order_seed: int) -> list[int]:
-    """Values 1..F with opposite faces summing to `total`, in a fixed pseudo-random arrangement."""
+def pair_layout(normals: np.ndarray, total: int, rng: np.random.Generator) -> list[int]:
+    """Values 1..F with opposite faces summing to `total`, arranged as `rng` draws them (the solids'
+    own: a fixed seed per die; reader.synth.numbering: a new one per rendered die)."""
     f = len(normals)
-    rng = np.random.default_rng(order_seed)
     values = [0] * f
     done = set()
     low_values = list(rng.permutation(np.arange(1, f // 2 + 1)))
@@ -162,7 +162,7 @@ def _layout(name: str, normals: np.ndarray, centers: np.ndarray) -> list[int]:
             out[j] = 10 if v == 0 else v
         return out
     total = {"d12": 13, "d20": 21}[name]
-    return _pair_layout(normals, total, order_seed={"d12": 12, "d20": 20}[name])
+    return pair_layout(normals, total, np.random.default_rng({"d12": 12, "d20": 20}[name]))
 
 
 def _ups(name: str, verts: np.ndarray, faces, normals, centers) -> np.ndarray:
@@ -200,6 +200,16 @@ def solid(name: str) -> Solid:
     for a in (verts, centers, normals, ups):
         a.setflags(write=False)
     return Solid(name, verts, tuple(tuple(f) for f in faces), normals, centers, ups, tuple(values))
+
+
+@lru_cache(maxsize=None)
+def numbered(name: str, values: tuple[int, ...]) -> Solid:
+    """The die `name` with `values` on its faces instead of its own (face i shows values[i]): a die of
+    another maker, whose numbers sit otherwise around the same solid (reader.synth.numbering)."""
+    s = solid(name)
+    if sorted(values) != sorted(s.values):
+        raise ValueError(f"{name} faces show {sorted(s.values)}, not {sorted(values)}")
+    return replace(s, values=tuple(int(v) for v in values))
 
 
 def needs_mark(text: str) -> bool:

@@ -173,7 +173,9 @@ def die_extent_toward(d: dict, az: float) -> float:
 
 
 def label_die(d: dict) -> geo.PoseLabel:
-    return geo.label_from_rotation(geo.solid(d["die"]), np.asarray(d["R"]))
+    from reader.synth.numbering import die_solid
+
+    return geo.label_from_rotation(die_solid(d), np.asarray(d["R"]))
 
 
 # ---- camera and light ------------------------------------------------------------------------
@@ -360,7 +362,7 @@ def scene_labels(scene: dict, min_visible: float = 0.3) -> list[dict]:
             continue
         box, _ = die_box(d, cam)
         area = max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
-        c = np.array([max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])])
+        c = _in_picture(box, w, h)
         if c[2] - c[0] < 3 or c[3] - c[1] < 3:
             continue
         if (c[2] - c[0]) * (c[3] - c[1]) / area < min_visible:
@@ -372,6 +374,20 @@ def scene_labels(scene: dict, min_visible: float = 0.3) -> list[dict]:
             row["style"] = d["style"]
         rows.append(row)
     return rows
+
+
+def _in_picture(box, w: float, h: float) -> np.ndarray:
+    return np.array([max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])])
+
+
+def labeled_die(scene: dict, row: dict) -> dict:
+    """The die of `scene` that label row `row` (scene_labels) is of: its type and its box in the picture."""
+    cam = scene["camera"]
+    for d in scene["dice"]:
+        if d["die"] == row["die"] and [round(float(x), 1) for x in
+                                       _in_picture(die_box(d, cam)[0], cam["width"], cam["height"])] == row["box"]:
+            return d
+    raise ValueError(f"no {row['die']} of the scene lies at {row['box']}")
 
 
 def truth_pose(d: dict) -> dict:

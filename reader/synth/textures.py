@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from reader.synth.digit_forms import FORMS, compose
-from reader.synth.geometry import needs_mark, solid
+from reader.synth.geometry import needs_mark, numbered, solid
 from reader.synth.glyphs import MORE_FONT_CANDIDATES, THIN, THIN_FONT_CANDIDATES, draw_varied, font_set, reshape
 from reader.synth.mesh import atlas_grid
 
@@ -187,12 +187,13 @@ def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.
 @lru_cache(maxsize=192)
 def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
-                glyphs: tuple = (), forms: tuple = ()) -> np.ndarray:
+                glyphs: tuple = (), forms: tuple = (), numbers: tuple = ()) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
     (from `vary_glyphs`) draws from the larger font set, or (from `thin_glyphs`) from the light
     fonts, and reshapes the digits; `forms` (from `digit_forms.vary_forms`) draws some digits in a
-    maker's form."""
-    s = solid(die)
+    maker's form; `numbers` (from `numbering.vary_numbers`) puts numbers[i] on face i instead of
+    the solid's own."""
+    s = numbered(die, tuple(numbers)) if numbers else solid(die)
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
     kind = font_set(glyphs)

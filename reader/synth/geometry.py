@@ -202,7 +202,7 @@ def solid(name: str) -> Solid:
     return Solid(name, verts, tuple(tuple(f) for f in faces), normals, centers, ups, tuple(values))
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4096)  # a die numbered anew each render: bounded, and cheap to make again
 def numbered(name: str, values: tuple[int, ...]) -> Solid:
     """The die `name` with `values` on its faces instead of its own (face i shows values[i]): a die of
     another maker, whose numbers sit otherwise around the same solid (reader.synth.numbering)."""

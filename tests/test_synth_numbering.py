@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from reader.synth import geometry as geo
-from reader.synth.numbering import die_solid, draw_numbers, spindown, vary_numbers
+from reader.synth.numbering import draw_numbers, spindown, vary_numbers
+from reader.synth.scene import die_solid
 
 
 def _opposite(s: geo.Solid, i: int) -> int:

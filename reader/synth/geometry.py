@@ -130,6 +130,18 @@ def pair_layout(normals: np.ndarray, total: int, rng: np.random.Generator) -> li
     return values
 
 
+def d10_layout(normals: np.ndarray, centers: np.ndarray, top_cycle) -> list[int]:
+    """A D10's values: `top_cycle` (the odd numbers) around the top apex in turn, even ones around the
+    bottom; opposite faces sum to 9 when "0" counts as 0 (0 opposite 9, 1 opposite 8, ...). Stored: 0 -> 10."""
+    out = [0] * len(normals)
+    up = [i for i in range(len(normals)) if normals[i][2] > 0]
+    up.sort(key=lambda i: np.arctan2(centers[i][1], centers[i][0]))
+    for i, v in zip(up, top_cycle):
+        j = int(np.argmin(normals @ normals[i]))
+        out[i], out[j] = int(v), (9 - int(v)) or 10
+    return out
+
+
 def _layout(name: str, normals: np.ndarray, centers: np.ndarray) -> list[int]:
     if name == "d4":
         return [0] * 4
@@ -149,18 +161,7 @@ def _layout(name: str, normals: np.ndarray, centers: np.ndarray) -> list[int]:
                 out.append(9 - ring[(-sx, -sy)])
         return out
     if name == "d10":
-        # Odd values around the top apex, even around the bottom; opposite faces sum to 9 when
-        # "0" counts as 0 (0 opposite 9, 1 opposite 8, ...). Stored: 0 -> 10.
-        top_cycle = [1, 7, 5, 3, 9]
-        out = [0] * len(normals)
-        up = [i for i in range(len(normals)) if normals[i][2] > 0]
-        up.sort(key=lambda i: np.arctan2(centers[i][1], centers[i][0]))
-        for k, i in enumerate(up):
-            out[i] = top_cycle[k]
-            j = int(np.argmin(normals @ normals[i]))
-            v = 9 - top_cycle[k]
-            out[j] = 10 if v == 0 else v
-        return out
+        return d10_layout(normals, centers, (1, 7, 5, 3, 9))
     total = {"d12": 13, "d20": 21}[name]
     return pair_layout(normals, total, np.random.default_rng({"d12": 12, "d20": 20}[name]))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from reader.synth import geometry as geo
+from reader.synth.scene import label_die, labeled_die
 
 # Of the D20 drawn, the share numbered as a spindown (life counters: consecutive numbers on touching faces)
 SPINDOWN_SHARE = 0.2
@@ -38,12 +39,7 @@ def draw_numbers(die: str, rng: np.random.Generator) -> tuple[int, ...]:
 
 def _d10_numbers(s: geo.Solid, rng: np.random.Generator) -> tuple[int, ...]:
     """Odd numbers around one apex in a drawn order, each face's opposite showing 9 less it ("0": 10)."""
-    up = [i for i in range(len(s.faces)) if s.normals[i][2] > 0]
-    up.sort(key=lambda i: np.arctan2(s.centers[i][1], s.centers[i][0]))
-    out = [0] * len(s.faces)
-    for i, v in zip(up, rng.permutation([1, 3, 5, 7, 9])):
-        j = int(np.argmin(s.normals @ s.normals[i]))
-        out[i], out[j] = int(v), (9 - int(v)) or 10
+    out = geo.d10_layout(s.normals, s.centers, rng.permutation([1, 3, 5, 7, 9]))
     if rng.random() < 0.5:  # the odd numbers around the other apex
         out = [(9 - v % 10) or 10 for v in out]
     return tuple(out)
@@ -73,19 +69,11 @@ def spindown(s: geo.Solid, rng: np.random.Generator) -> tuple[int, ...]:
     return tuple(out)
 
 
-def die_solid(d: dict) -> geo.Solid:
-    """The solid a scene's die `d` is, with its own numbers where it was given some."""
-    numbers = d.get("numbers")
-    return geo.numbered(d["die"], tuple(numbers)) if numbers else geo.solid(d["die"])
-
-
 def vary_numbers(scene: dict, rng: np.random.Generator) -> None:
     """Number every die of `scene` anew (in place): `numbers` on the die, its label atlas drawn with them,
     and the scene's labels valued by them. Drawn from its own `rng` after the scene is laid out and its
     numerals drawn (glyphs.vary_glyphs and digit_forms.vary_forms rewrite the atlas without numbers), so
     the dice lie in the poses the seed gave, each showing the same face up, now with another number."""
-    from reader.synth.scene import labeled_die
-
     rows = [(row, labeled_die(scene, row)) for row in scene["labels"]]
     for d in scene["dice"]:
         if d["die"] == "d4":
@@ -96,4 +84,4 @@ def vary_numbers(scene: dict, rng: np.random.Generator) -> None:
         d["material"]["atlas"] = atlas[:10] + [tuple(d["numbers"])]
     for row, d in rows:
         if row["value"] is not None:
-            row["value"] = geo.label_from_rotation(die_solid(d), np.asarray(d["R"])).value
+            row["value"] = label_die(d).value

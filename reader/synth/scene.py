@@ -172,9 +172,13 @@ def die_extent_toward(d: dict, az: float) -> float:
     return float(np.max(pts[:, :2] @ np.array([np.cos(az), np.sin(az)])))
 
 
-def label_die(d: dict) -> geo.PoseLabel:
-    from reader.synth.numbering import die_solid
+def die_solid(d: dict) -> geo.Solid:
+    """The solid die `d` is, with its own numbers where it was numbered anew (numbering.vary_numbers)."""
+    numbers = d.get("numbers")
+    return geo.numbered(d["die"], tuple(numbers)) if numbers else geo.solid(d["die"])
 
+
+def label_die(d: dict) -> geo.PoseLabel:
     return geo.label_from_rotation(die_solid(d), np.asarray(d["R"]))
 
 

@@ -3,10 +3,10 @@ clear resin renders in v22, on type-lurig's training four-fifths' D20 faces in v
 numbered anew beside them in v24) on real D20 photos it was not taught: type-lurig's holdout fifth of
 D20 photographed from above, their faces read by eye for this project (models/train/lurig_values.json).
 They are other turns of the same seven dice the look was taught (crops-fickett is the figure for dice
-never seen: models/reader.md). Without a
-described camera the reader before the look gave one of type-lurig's 263 a value; with it, it reads
-some, and none wrong: a D20 banish at a table with no described camera then gets a reading now and
-then rather than only "roll again". Skipped when ../shared/realdata is absent.
+never seen: models/reader.md). Without a described camera the reader before the look gave one of
+type-lurig's 263 a value; with it, it reads some, and none wrong: a D20 banish at a table with no
+described camera then gets a reading now and then rather than only "roll again". Skipped when
+../shared/realdata is absent.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def test_real_d20_seen_from_above_are_read_now_and_then_and_never_wrong(d20_face
     alone = Recognizer(rec.detector, FaceReader(rec.faces.model, others))
     without = summarise("lurig d20", evaluate_images(d20_faces, alone))
     # measured: reader v24 26 of the 47 right, none wrong (session 66; v23 25, v22 15, and 87 of all 263
-    # before any look was taught them, v23 142, v24 153); without the look, the whole look alone at the same thresholds, fewer
+    # before any look was taught them, v23 142, v24 153); without the look, the whole look alone at the
+    # same thresholds, fewer
     assert len(d20_faces) == 47
     assert with_look.accepted_wrong == 0
     assert with_look.right >= 22

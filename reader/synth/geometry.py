@@ -204,10 +204,13 @@ def solid(name: str) -> Solid:
 
 
 @lru_cache(maxsize=4096)  # a die numbered anew each render: bounded, and cheap to make again
-def numbered(name: str, values: tuple[int, ...]) -> Solid:
+def numbered(name: str, values: tuple[int, ...] = ()) -> Solid:
     """The die `name` with `values` on its faces instead of its own (face i shows values[i]): a die of
-    another maker, whose numbers sit otherwise around the same solid (reader.synth.numbering)."""
+    another maker, whose numbers sit otherwise around the same solid (reader.synth.numbering). No
+    values: the die as `solid` numbers it (a scene's die that was not numbered anew)."""
     s = solid(name)
+    if not values:
+        return s
     if sorted(values) != sorted(s.values):
         raise ValueError(f"{name} faces show {sorted(s.values)}, not {sorted(values)}")
     return replace(s, values=tuple(int(v) for v in values))

@@ -174,8 +174,7 @@ def die_extent_toward(d: dict, az: float) -> float:
 
 def die_solid(d: dict) -> geo.Solid:
     """The solid die `d` is, with its own numbers where it was numbered anew (numbering.vary_numbers)."""
-    numbers = d.get("numbers")
-    return geo.numbered(d["die"], tuple(numbers)) if numbers else geo.solid(d["die"])
+    return geo.numbered(d["die"], tuple(d.get("numbers") or ()))
 
 
 def label_die(d: dict) -> geo.PoseLabel:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from reader.synth.digit_forms import FORMS, compose
-from reader.synth.geometry import needs_mark, numbered, solid
+from reader.synth.geometry import needs_mark, numbered
 from reader.synth.glyphs import MORE_FONT_CANDIDATES, THIN, THIN_FONT_CANDIDATES, draw_varied, font_set, reshape
 from reader.synth.mesh import atlas_grid
 
@@ -193,7 +193,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
     fonts, and reshapes the digits; `forms` (from `digit_forms.vary_forms`) draws some digits in a
     maker's form; `numbers` (from `numbering.vary_numbers`) puts numbers[i] on face i instead of
     the solid's own."""
-    s = numbered(die, tuple(numbers)) if numbers else solid(die)
+    s = numbered(die, tuple(numbers))
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
     kind = font_set(glyphs)

@@ -235,3 +235,48 @@ def test_a_candidate_is_judged_at_every_move(tmp_path, monkeypatch, capsys):
     assert {name for name, _ in asked} == {"models", "det"}
     out = capsys.readouterr().out
     assert "summed over" in out and "right 1591 -> 1599, wrong 4 -> 4" in out
+
+
+def test_a_look_judged_with_the_thresholds_kept_is_not_calibrated(tmp_path, monkeypatch, capsys):
+    """--thresholds-kept judges a release look's new network in the release's reader as it is (reader
+    v24's D20 look was so judged): nothing is calibrated, the reader and every other look are the
+    release's files, and the new network stands in the old one's place."""
+    from models.train import candidate
+
+    ran, judged = [], []
+    monkeypatch.setattr(candidate, "_run", lambda cmd, log: ran.append(cmd))
+    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out, shift="0,0": judged.append(models) or [
+        _set(400 if Path(models).name == "models" else 404, 1, name=s) for s in sets])
+    new = tmp_path / "d20.onnx"
+    new.write_bytes(b"a D20 look taught on")
+    assert candidate.main(["d20", "--look", f"reader_top_d20.onnx={new}", "--thresholds-kept",
+                           "--out", str(tmp_path / "cand")]) == 0
+    folder = tmp_path / "cand" / "d20"
+    assert ran == []
+    assert (folder / "reader_top_d20.onnx").read_bytes() == new.read_bytes()
+    for kept in ("reader.onnx", "reader_top.onnx", "detector.onnx"):
+        assert (folder / kept).read_bytes() == (MODELS / kept).read_bytes()
+    assert folder in judged
+    assert "right 400 -> 404" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("asked", [
+    pytest.param(["--look", "reader_top_new.onnx={new}"], id="a new look the release would never ask"),
+    pytest.param(["--look", "reader_top_d20.onnx={new}", "--look-weight", "reader_top_d20.onnx=0.75"],
+                 id="another weight"),
+    pytest.param(["--look", "reader_top_d20.onnx={new}", "--rule-for", "d20"], id="the rule's threshold"),
+    pytest.param(["--whole", "{new}"], id="a whole look"),
+])
+def test_the_thresholds_kept_refuse_what_would_need_calibrating(tmp_path, monkeypatch, capsys, asked):
+    """A reader judged with the release's thresholds cannot be one whose thresholds or places change:
+    refused at once, not judged as something it is not."""
+    from models.train import candidate
+
+    monkeypatch.setattr(candidate, "evaluate", lambda *a, **k: pytest.fail("judged"))
+    new = tmp_path / "new.onnx"
+    new.write_bytes(b"a network")
+    with pytest.raises(SystemExit) as stop:
+        candidate.main(["x", "--thresholds-kept", "--out", str(tmp_path / "c"),
+                        *[a.replace("{new}", str(new)) for a in asked]])
+    assert stop.value.code == 2
+    assert "calibrat" in capsys.readouterr().err

@@ -4,7 +4,10 @@
     python -m models.train.candidate NAME --detector NEW_DETECTOR.onnx
 
 A new detector is judged the same way with the release's readers as they are: they were calibrated
-on labeled boxes, not on any detector's, so nothing is calibrated again (session 53).
+on labeled boxes, not on any detector's, so nothing is calibrated again (session 53). So is a release
+look replaced with `--thresholds-kept` (`--look reader_top_d20.onnx=NEW.onnx --thresholds-kept --moved`):
+the release's reader.onnx as it is, the new network asked where the old one was, at the release's
+thresholds, temperatures and weights, no calibration dice needed (reader v24's D20 look was judged so).
 
 `--moved` judges at the frames as given and moved a whole pixel three ways (`dice-reader evaluate
 --shift`), the counts summed: a pixel to the side moves a holdout's right readings by up to five dice
@@ -226,6 +229,10 @@ def main(argv=None) -> int:
     ap.add_argument("--moved", action="store_true",
                     help=f"judge the frames as given and moved a whole pixel three ways ({', '.join(MOVES[1:])} px; "
                          "evaluate --shift), the counts summed: a pixel moves a set's figures by a few dice")
+    ap.add_argument("--thresholds-kept", action="store_true",
+                    help="no calibration: a release look replaced (--look) is judged in the release's reader as "
+                         "it is, its thresholds, temperatures and weights the release's (no calibration dice "
+                         "needed), as reader v24 was")
     ap.add_argument("--calib", type=Path, default=Path("work/reader.calib.npz"))
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
@@ -237,6 +244,13 @@ def main(argv=None) -> int:
                     help="the release's whole look checks the candidate's state (reader_state.onnx beside it; "
                          "calibrate --state-check): for a whole look that reads more, and more leaning dice")
     args = ap.parse_args(argv)
+    if args.thresholds_kept:
+        calibrating = [o for o, given in (("--whole", args.whole), ("--look-weight", args.look_weight),
+                                          ("--rule-for", args.rule_for), ("--wrong-budget", args.wrong_budget),
+                                          ("--state-check", args.state_check)) if given]
+        if calibrating:
+            ap.error(f"--thresholds-kept judges the release's reader as it is; {', '.join(calibrating)} "
+                     "asks for it calibrated again")
     from reader.vision.onnx_model import OnnxModel
 
     release_meta = OnnxModel(args.models / "reader.onnx").meta
@@ -253,6 +267,9 @@ def main(argv=None) -> int:
             ap.error(f"--look {item!r}: give FILE=NEW.onnx, FILE a release's look "
                      f"({', '.join(t['model'] for t in top_face)}) or a new look's file name")
         if name not in {t["model"] for t in top_face}:
+            if args.thresholds_kept:  # the release's metadata would not place it: it would never be asked
+                ap.error(f"--look {item!r}: with --thresholds-kept only a release look can be replaced "
+                         f"({', '.join(t['model'] for t in top_face)}); a new look needs calibrating")
             dice = OnnxModel(Path(new)).meta.get("dice")
             if not dice:
                 ap.error(f"--look {item!r}: a new look's metadata must name its dice (train_top_face --dice)")
@@ -277,8 +294,11 @@ def main(argv=None) -> int:
             ap.error(f"--detector {args.detector}: no such file")
         shutil.copy(args.detector, folder / "detector.onnx")
     # a detector alone keeps the release's readers as they are; anything else is calibrated as before
-    readers_new = not args.detector or any([args.whole, args.look, args.look_weight, args.rule_for,
-                                            args.wrong_budget, args.state_check])
+    # --thresholds-kept: a look swapped into the release's reader as it is (sessions 65-67 judged looks
+    # so with work-side scripts: the calibration dice are hours of rendering on two cores)
+    readers_new = not args.thresholds_kept and (
+        not args.detector or any([args.whole, args.look, args.look_weight, args.rule_for,
+                                  args.wrong_budget, args.state_check]))
     log = folder / "candidate.log"
     log.write_text("")
     if readers_new:

@@ -251,6 +251,9 @@ def main(argv=None) -> int:
         if calibrating:
             ap.error(f"--thresholds-kept judges the release's reader as it is; {', '.join(calibrating)} "
                      "asks for it calibrated again")
+        if not (args.look or args.detector):
+            ap.error("--thresholds-kept judges a release look replaced (--look FILE=NEW.onnx) or a detector: "
+                     "name one, or the release would be judged against itself")
     from reader.vision.onnx_model import OnnxModel
 
     release_meta = OnnxModel(args.models / "reader.onnx").meta

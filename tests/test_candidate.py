@@ -261,8 +261,6 @@ def test_a_look_judged_with_the_thresholds_kept_is_not_calibrated(tmp_path, monk
 
 
 @pytest.mark.parametrize("asked, said", [
-    pytest.param(["--look", "reader_top_new.onnx={new}"], "a new look needs calibrating",
-                 id="a new look the release would never ask"),
     pytest.param(["--look", "reader_top_d20.onnx={new}", "--look-weight", "reader_top_d20.onnx=0.75"],
                  "--look-weight asks for it calibrated again", id="another weight"),
     pytest.param(["--look", "reader_top_d20.onnx={new}", "--rule-for", "d20"],
@@ -283,3 +281,30 @@ def test_the_thresholds_kept_refuse_what_would_need_calibrating(tmp_path, monkey
                         *[a.replace("{new}", str(new)) for a in asked]])
     assert stop.value.code == 2
     assert said in capsys.readouterr().err
+
+
+def test_a_new_look_judged_with_the_thresholds_kept_takes_its_dice_from_the_numeral_look(tmp_path, monkeypatch):
+    """A look for one die type (session 66's D12) judged with the release's thresholds is placed as
+    models.train.own_look places it: the reader asks it for its dice, cut and weighed as the numeral
+    look, every threshold the release's; a die the numeral look does not read is refused."""
+    pytest.importorskip("torch")  # export's restamp lives beside the training code
+    from models.train import candidate
+    from models.train.export import restamp
+
+    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out, shift="0,0": [_set(400, 1, name=s)
+                                                                                       for s in sets])
+    new = tmp_path / "d12.onnx"
+    restamp(MODELS / "reader_top.onnx", new, {"dice": ["d12"]})
+    assert candidate.main(["d12", "--look", f"reader_top_d12.onnx={new}", "--thresholds-kept",
+                           "--out", str(tmp_path / "cand")]) == 0
+    release, judged = (OnnxModel(folder / "reader.onnx").meta for folder in (MODELS, tmp_path / "cand" / "d12"))
+    looks = {t["model"]: t for t in judged["top_face"]}
+    assert looks["reader_top_d12.onnx"]["dice"] == ["d12"] and looks["reader_top.onnx"]["dice"] == ["d8"]
+    assert looks["reader_top_d12.onnx"]["weight"] == looks["reader_top.onnx"]["weight"]
+    assert judged["accept_threshold_by_die"] == release["accept_threshold_by_die"]
+
+    restamp(MODELS / "reader_top.onnx", new, {"dice": ["d6"]})
+    with pytest.raises(SystemExit) as stop:
+        candidate.main(["d6", "--look", f"reader_top_d6b.onnx={new}", "--thresholds-kept",
+                        "--out", str(tmp_path / "cand")])
+    assert stop.value.code == 2

@@ -8,6 +8,8 @@ on labeled boxes, not on any detector's, so nothing is calibrated again (session
 look replaced with `--thresholds-kept` (`--look reader_top_d20.onnx=NEW.onnx --thresholds-kept --moved`):
 the release's reader.onnx as it is, the new network asked where the old one was, at the release's
 thresholds, temperatures and weights, no calibration dice needed (reader v24's D20 look was judged so).
+A new look there takes the dice its metadata names from the numeral look, placed as that look is
+(`models.train.own_look.hand_over`, as session 66's D12 looks were judged).
 
 `--moved` judges at the frames as given and moved a whole pixel three ways (`dice-reader evaluate
 --shift`), the counts summed: a pixel to the side moves a holdout's right readings by up to five dice
@@ -232,7 +234,8 @@ def main(argv=None) -> int:
     ap.add_argument("--thresholds-kept", action="store_true",
                     help="no calibration: a release look replaced (--look) is judged in the release's reader as "
                          "it is, its thresholds, temperatures and weights the release's (no calibration dice "
-                         "needed), as reader v24 was")
+                         "needed), as reader v24 was; a new look takes the dice its metadata names from the "
+                         "numeral look, cut and weighed as that look is (models.train.own_look)")
     ap.add_argument("--calib", type=Path, default=Path("work/reader.calib.npz"))
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
@@ -270,9 +273,6 @@ def main(argv=None) -> int:
             ap.error(f"--look {item!r}: give FILE=NEW.onnx, FILE a release's look "
                      f"({', '.join(t['model'] for t in top_face)}) or a new look's file name")
         if name not in {t["model"] for t in top_face}:
-            if args.thresholds_kept:  # the release's metadata would not place it: it would never be asked
-                ap.error(f"--look {item!r}: with --thresholds-kept only a release look can be replaced "
-                         f"({', '.join(t['model'] for t in top_face)}); a new look needs calibrating")
             dice = OnnxModel(Path(new)).meta.get("dice")
             if not dice:
                 ap.error(f"--look {item!r}: a new look's metadata must name its dice (train_top_face --dice)")
@@ -302,6 +302,19 @@ def main(argv=None) -> int:
     readers_new = not args.thresholds_kept and (
         not args.detector or any([args.whole, args.look, args.look_weight, args.rule_for,
                                   args.wrong_budget, args.state_check]))
+    if args.thresholds_kept and added:
+        # a new look takes its dice from the numeral look, placed as that look is (models.train.own_look):
+        # the release's metadata must name it, or the reader would never ask it
+        from models.train.export import restamp
+        from models.train.own_look import hand_over
+
+        placed = top_face
+        try:
+            for name, dice in added.items():
+                placed = hand_over(placed, name, dice)
+        except ValueError as exc:
+            ap.error(f"--look: {exc}")
+        restamp(folder / "reader.onnx", folder / "reader.onnx", {"top_face": placed})
     log = folder / "candidate.log"
     log.write_text("")
     if readers_new:

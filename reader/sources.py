@@ -27,6 +27,7 @@ from urllib.parse import parse_qs
 
 import numpy as np
 
+from reader.camera_settings import apply_settings, pixel_format_asked, pixel_format_of
 from reader.errors import DiceReaderError
 from reader.imagefile import ImageError, load_image
 
@@ -223,14 +224,15 @@ class CaptureSource(FrameSource):
 
     def __init__(self, target: int | str, *, live: bool, url: str, width: int | None = None,
                  height: int | None = None, fps: float | None = None, exposure: float | None = None,
-                 white_balance: float | None = None, opener: Callable | None = None,
+                 white_balance: float | None = None, pixel_format: str | None = None,
+                 opener: Callable | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                  backoff_max_s: float = 5.0) -> None:
         self.target = target
         self.live = live
         self.url = url
         self.settings = {"width": width, "height": height, "fps": fps, "exposure": exposure,
-                         "white_balance": white_balance}
+                         "white_balance": white_balance, "pixel_format": pixel_format_asked(pixel_format)}
         self._opener = opener or self._cv_open
         self._clock = clock
         self._sleep = sleep
@@ -252,6 +254,8 @@ class CaptureSource(FrameSource):
 
                 out["width"] = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)) or out.get("width")
                 out["height"] = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)) or out.get("height")
+                if self.live and (given := pixel_format_of(self._cap)):
+                    out["pixel_format"] = given  # evidence: was the stream compressed (MJPG) or not
             except Exception:
                 pass
         return out
@@ -269,21 +273,7 @@ class CaptureSource(FrameSource):
         if not cap.isOpened():
             cap.release()
             return None
-        s = self.settings
-        if self.live:
-            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # never hand out a stale frame
-        if s["width"]:
-            cap.set(cv2.CAP_PROP_FRAME_WIDTH, s["width"])
-        if s["height"]:
-            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, s["height"])
-        if s["fps"]:
-            cap.set(cv2.CAP_PROP_FPS, s["fps"])
-        if s["exposure"] is not None:
-            cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: 1 = manual
-            cap.set(cv2.CAP_PROP_EXPOSURE, s["exposure"])
-        if s["white_balance"] is not None:
-            cap.set(cv2.CAP_PROP_AUTO_WB, 0)
-            cap.set(cv2.CAP_PROP_WB_TEMPERATURE, s["white_balance"])
+        apply_settings(cap, self.settings, self.live)
         if not self.live:
             self._file_fps = cap.get(cv2.CAP_PROP_FPS) or 10.0
         return cap
@@ -293,6 +283,15 @@ class CaptureSource(FrameSource):
         if cap is None:
             what = "camera" if self.live and not str(self.target).startswith(("http", "rtsp")) else "source"
             raise DiceReaderError(f"cannot open {what} {self.url}: not found, busy or not a video")
+        asked = self.settings["pixel_format"]
+        if asked and (given := pixel_format_of(cap)) != asked:
+            # a driver that cannot give the format at this size and rate falls back to another
+            # silently: the operator asked for it to keep JPEG off the dice, so say so at the start
+            cap.release()
+            raise DiceReaderError(
+                f"{self.url} gives {given or 'frames of an unknown format'}, not the {asked} asked for: the "
+                f"camera cannot deliver {asked} at this size and frame rate; lower --width/--height/--fps "
+                "or leave --pixel-format out")
         return cap
 
     def read(self) -> Item:

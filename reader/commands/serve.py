@@ -155,7 +155,8 @@ def run(args) -> int:
     source = tower = raw = server = None
     try:
         source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
-                             exposure=args.exposure, white_balance=args.white_balance)
+                             exposure=args.exposure, white_balance=args.white_balance,
+                             pixel_format=args.pixel_format)
         from reader.web.server import LOCAL_HOSTS
 
         allowed = LOCAL_HOSTS if _is_loopback(args.host) else None

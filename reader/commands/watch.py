@@ -41,6 +41,10 @@ def add_arguments(p) -> None:
     p.add_argument("--fps", type=float, help="camera frame rate")
     p.add_argument("--exposure", type=float, help="fixed camera exposure (V4L2 units); default auto")
     p.add_argument("--white-balance", type=float, help="fixed white balance in kelvin; default auto")
+    p.add_argument("--pixel-format", metavar="FOURCC",
+                   help="the camera's pixel format, e.g. YUYV (uncompressed; fewer frames a second) where it "
+                        "streams MJPG, whose JPEG blurs small dice's pips; refused at the start if the camera "
+                        "cannot give it at this size and rate")
     p.add_argument("--models", metavar="DIR", help="models folder (default: models/)")
     view_args.add_arguments(p)
     view_args.add_guess_argument(p, rolls=True)
@@ -130,7 +134,7 @@ def run(args) -> int:
     if note := view_args.d20_note(args, view):
         print(note, file=sys.stderr)
     source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
-                         exposure=args.exposure, white_balance=args.white_balance)
+                         exposure=args.exposure, white_balance=args.white_balance, pixel_format=args.pixel_format)
     tower = raw = None
     printer = Printer(args.json)
     try:

@@ -64,3 +64,19 @@ def apply_settings(cap, settings: dict, live: bool) -> None:
     if settings.get("white_balance") is not None:
         cap.set(cv2.CAP_PROP_AUTO_WB, 0)
         cap.set(cv2.CAP_PROP_WB_TEMPERATURE, settings["white_balance"])
+
+
+# Pixel formats that are JPEG frames: a camera streaming one compresses every frame before the reader.
+COMPRESSED = ("MJPG", "JPEG")
+
+
+def compression_note(description: dict) -> str | None:
+    """A line for the operator where a live camera streams JPEG frames (its description, as
+    CaptureSource.describe gives it), else None: said once at the start, since the remedy is the
+    camera's set-up, not anything the reader can do frame by frame."""
+    given = description.get("pixel_format")
+    if given not in COMPRESSED:
+        return None
+    return (f"note: {description.get('source', 'the camera')} streams {given} (JPEG-compressed frames): "
+            "the pips of small dice can be lost to it, and such dice refused or, rarely, misread; "
+            "--pixel-format YUYV asks for uncompressed frames")

@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from reader.camera_settings import apply_settings, pixel_format_asked, pixel_format_of
+from reader.camera_settings import apply_settings, compression_note, pixel_format_asked, pixel_format_of
 from reader.errors import DiceReaderError
 from reader.sources import CaptureSource, Frame
 
@@ -91,3 +91,15 @@ def test_a_camera_that_gives_the_format_reads_and_its_rolls_say_so():
 def test_a_camera_asked_nothing_still_says_what_it_gives():
     src = CaptureSource(0, live=True, url="camera:0", opener=lambda: StandInCapture("MJPG"), clock=lambda: 0.0)
     assert src.describe()["pixel_format"] == "MJPG"
+
+
+@pytest.mark.parametrize("description, noted", [
+    pytest.param({"source": "camera:0", "pixel_format": "MJPG"}, True, id="a webcam streaming MJPG"),
+    pytest.param({"source": "camera:0", "pixel_format": "YUYV"}, False, id="uncompressed"),
+    pytest.param({"source": "file:roll.mp4"}, False, id="a video file says nothing"),
+])
+def test_the_operator_is_told_once_where_the_camera_compresses_its_frames(description, noted):
+    note = compression_note(description)
+    assert (note is not None) == noted
+    if noted:
+        assert "camera:0 streams MJPG" in note and "--pixel-format YUYV" in note

@@ -114,6 +114,7 @@ def run(args) -> int:
     from reader.recording import find_partials
     from reader.rolllog import RollLog
     from reader.settle import SettleConfig
+    from reader.camera_settings import compression_note
     from reader.sources import open_source
     from reader.web.evidence import RollLogger
     from reader.web.hub import Hub
@@ -157,6 +158,8 @@ def run(args) -> int:
         source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                              exposure=args.exposure, white_balance=args.white_balance,
                              pixel_format=args.pixel_format)
+        if note := compression_note(source.describe()):
+            print(note, file=sys.stderr)
         from reader.web.server import LOCAL_HOSTS
 
         allowed = LOCAL_HOSTS if _is_loopback(args.host) else None

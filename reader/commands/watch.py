@@ -112,6 +112,7 @@ def run(args) -> int:
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
     from reader.settle import SettleConfig
+    from reader.camera_settings import compression_note
     from reader.sources import open_source
 
     from reader.commands.replay import load_recognizer
@@ -135,6 +136,8 @@ def run(args) -> int:
         print(note, file=sys.stderr)
     source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
                          exposure=args.exposure, white_balance=args.white_balance, pixel_format=args.pixel_format)
+    if note := compression_note(source.describe()):
+        print(note, file=sys.stderr)
     tower = raw = None
     printer = Printer(args.json)
     try:

@@ -108,13 +108,13 @@ class Wiring:
 
 
 def run(args) -> int:
+    from reader.camera_settings import compression_note
     from reader.commands import view_args, watch
     from reader.commands.replay import load_recognizer
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
     from reader.rolllog import RollLog
     from reader.settle import SettleConfig
-    from reader.camera_settings import compression_note
     from reader.sources import open_source
     from reader.web.evidence import RollLogger
     from reader.web.hub import Hub

@@ -109,10 +109,10 @@ class Printer:
 
 
 def run(args) -> int:
+    from reader.camera_settings import compression_note
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
     from reader.settle import SettleConfig
-    from reader.camera_settings import compression_note
     from reader.sources import open_source
 
     from reader.commands.replay import load_recognizer

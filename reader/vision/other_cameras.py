@@ -47,9 +47,9 @@ def jpeg_25(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def jpeg_50(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A webcam's MJPEG stream at a middling quality, 50: the photos' JPEG compressed once more, as
-    a stream re-encoded for the overlay would be. At 40 tray-d6-nell's dark dice with red pips let
-    4 wrong through (session 68), more than at 25: a figure between the two is watched here."""
+    """A webcam's MJPG stream at a middling quality, 50 (the photos' own JPEG compressed once more).
+    At 40, tray-d6-nell's dark dice with red pips let 4 wrong through (session 68), more than at 25:
+    a quality between the two is watched here (README: `--pixel-format YUYV`)."""
     return jpeg(img, 50)
 
 

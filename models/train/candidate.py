@@ -247,10 +247,11 @@ def main(argv=None) -> int:
                     help="the release's whole look checks the candidate's state (reader_state.onnx beside it; "
                          "calibrate --state-check): for a whole look that reads more, and more leaning dice")
     args = ap.parse_args(argv)
+    # the options that calibrate the reader again (a look swapped in without --thresholds-kept does too)
+    calibrating = [o for o, given in (("--whole", args.whole), ("--look-weight", args.look_weight),
+                                      ("--rule-for", args.rule_for), ("--wrong-budget", args.wrong_budget),
+                                      ("--state-check", args.state_check)) if given]
     if args.thresholds_kept:
-        calibrating = [o for o, given in (("--whole", args.whole), ("--look-weight", args.look_weight),
-                                          ("--rule-for", args.rule_for), ("--wrong-budget", args.wrong_budget),
-                                          ("--state-check", args.state_check)) if given]
         if calibrating:
             ap.error(f"--thresholds-kept judges the release's reader as it is; {', '.join(calibrating)} "
                      "asks for it calibrated again")
@@ -299,9 +300,7 @@ def main(argv=None) -> int:
     # a detector alone keeps the release's readers as they are; anything else is calibrated as before
     # --thresholds-kept: a look swapped into the release's reader as it is (sessions 65-67 judged looks
     # so with work-side scripts: the calibration dice are hours of rendering on two cores)
-    readers_new = not args.thresholds_kept and (
-        not args.detector or any([args.whole, args.look, args.look_weight, args.rule_for,
-                                  args.wrong_budget, args.state_check]))
+    readers_new = not args.thresholds_kept and (not args.detector or bool(args.look) or bool(calibrating))
     if args.thresholds_kept and added:
         # a new look takes its dice from the numeral look, placed as that look is (models.train.own_look):
         # the release's metadata must name it, or the reader would never ask it

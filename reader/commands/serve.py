@@ -108,14 +108,12 @@ class Wiring:
 
 
 def run(args) -> int:
-    from reader.camera_settings import compression_note
     from reader.commands import view_args, watch
     from reader.commands.replay import load_recognizer
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
     from reader.rolllog import RollLog
     from reader.settle import SettleConfig
-    from reader.sources import open_source
     from reader.web.evidence import RollLogger
     from reader.web.hub import Hub
     from reader.web.server import WebServer, make_app, new_token
@@ -155,11 +153,7 @@ def run(args) -> int:
 
     source = tower = raw = server = None
     try:
-        source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
-                             exposure=args.exposure, white_balance=args.white_balance,
-                             pixel_format=args.pixel_format)
-        if note := compression_note(source.describe()):
-            print(note, file=sys.stderr)
+        source = watch.open_camera_source(args)
         from reader.web.server import LOCAL_HOSTS
 
         allowed = LOCAL_HOSTS if _is_loopback(args.host) else None

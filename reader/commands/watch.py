@@ -108,12 +108,23 @@ class Printer:
             print(line, file=self.out, flush=True)
 
 
-def run(args) -> int:
+def open_camera_source(args):
+    """The source `watch` and `serve` read, opened with the camera options they take; where a live
+    camera streams JPEG frames, the operator is told once (reader.camera_settings.compression_note)."""
     from reader.camera_settings import compression_note
+    from reader.sources import open_source
+
+    source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
+                         exposure=args.exposure, white_balance=args.white_balance, pixel_format=args.pixel_format)
+    if note := compression_note(source.describe()):
+        print(note, file=sys.stderr)
+    return source
+
+
+def run(args) -> int:
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import find_partials
     from reader.settle import SettleConfig
-    from reader.sources import open_source
 
     from reader.commands.replay import load_recognizer
 
@@ -134,10 +145,7 @@ def run(args) -> int:
     recognizer.view = view  # each roll's manifest keeps it (camera.view): replay reads as this run did
     if note := view_args.d20_note(args, view):
         print(note, file=sys.stderr)
-    source = open_source(args.source, width=args.width, height=args.height, fps=args.fps,
-                         exposure=args.exposure, white_balance=args.white_balance, pixel_format=args.pixel_format)
-    if note := compression_note(source.describe()):
-        print(note, file=sys.stderr)
+    source = open_camera_source(args)
     tower = raw = None
     printer = Printer(args.json)
     try:

@@ -41,16 +41,13 @@ def jpeg(img: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
 
 
-def jpeg_25(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A cheap webcam's stream: JPEG at quality 25."""
-    return jpeg(img, 25)
-
-
-def jpeg_50(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A webcam's MJPG stream at a middling quality, 50 (the photos' own JPEG compressed once more).
-    At 40, tray-d6-nell's dark dice with red pips let 4 wrong through (session 68), more than at 25:
-    a quality between the two is watched here (README: `--pixel-format YUYV`)."""
-    return jpeg(img, 50)
+def webcam_jpeg(quality: int) -> Callable[[np.ndarray, np.random.Generator], np.ndarray]:
+    """A webcam's JPEG stream at `quality`, the photos' own JPEG compressed once more: 25 a cheap
+    one's, 50 a middling MJPG stream's. At 40, tray-d6-nell's dark dice with red pips let 4 wrong
+    through (session 68), more than at 25 (README: `--pixel-format YUYV`)."""
+    def compressed(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return jpeg(img, quality)
+    return compressed
 
 
 def out_of_focus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -62,8 +59,8 @@ VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
     "low light": low_light,
     "tungsten": tungsten,
     "monochrome": monochrome,
-    "JPEG 25": jpeg_25,
-    "JPEG 50": jpeg_50,
+    "JPEG 25": webcam_jpeg(25),
+    "JPEG 50": webcam_jpeg(50),
     "out of focus": out_of_focus,
 }
 

@@ -12,7 +12,7 @@ import pytest
 
 from reader.cli import build_parser, main
 from reader.commands import evaluate as evaluate_cmd
-from reader.reading import Box, DieReading, Face
+from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.realdata import is_holdout
 from reader.vision.sheet import TILE, draw_sheet, wrong_dice
 
@@ -220,6 +220,22 @@ def test_sheet_tiles_worst_first_and_survives_an_unreadable_image(tiny_set):
     assert [d.kind for d in wrong_dice(res.dice)] == ["accepted-wrong", "missed"]
     sheet = draw_sheet(res.dice, lambda path: None, title="t", columns=4)
     assert sheet is not None and sheet.shape[1] == 4 * (TILE + 12)
+
+
+def test_sheet_shows_a_phantom_right_after_the_accepted_wrong():
+    """A find no label explains that is given a value is a die the rules would count: its tile comes
+    before the wrong types, the missed dice and the refused finds, which need no look."""
+    from reader.vision.evaluate import score_image
+    from reader.vision.realdata import LabeledDie
+
+    labels = [LabeledDie("d6", 4, (10.0, 10.0, 60.0, 60.0)), LabeledDie("d6", 2, (300, 200, 319, 239)),
+              LabeledDie("d8", 3, (100.0, 10.0, 150.0, 60.0))]
+    refused = DieReading(die="d6", box=Box.from_list((600, 10, 640, 50)), outcome=Unreadable("views disagree", 0.5))
+    readings = [refused, reading("d6", 1, (10, 10, 60, 60)),
+                reading("d6", 3, (100, 10, 150, 60)), reading("d6", 5, (400, 10, 440, 50))]
+    res = score_image("a.png", labels, readings, ms=1.0)
+    assert [d.kind for d in wrong_dice(res.dice)] == [
+        "accepted-wrong", "accepted-wrong", "phantom", "missed", "false-detection"]
 
 
 class BrightBoxRecognizer:

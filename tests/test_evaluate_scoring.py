@@ -259,7 +259,17 @@ def test_image_result_keeps_every_die_once():
     r = score_image("a.png", [lab(value=1), lab(value=2, box=(100, 0, 150, 50))],
                     [face(value=1), face(box=(0, 300, 9, 309))], ms=1.0)
     assert isinstance(r, ImageResult)
-    assert sorted(d.kind for d in r.dice) == ["false-detection", "missed", "right"]
+    assert sorted(d.kind for d in r.dice) == ["missed", "phantom", "right"]
+
+
+@pytest.mark.parametrize("reading, kind", [
+    pytest.param(face(box=(0, 300, 9, 309)), "phantom", id="given a value: a die the rules would count"),
+    pytest.param(unreadable(box=(0, 300, 9, 309)), "false-detection", id="refused: roll again, nothing counted"),
+    pytest.param(cocked(box=(0, 300, 9, 309)), "false-detection", id="called cocked: no value either"),
+])
+def test_a_find_no_label_explains_is_a_phantom_only_where_it_is_given_a_value(reading, kind):
+    r = score_image("a.png", [], [reading], ms=1.0)
+    assert [d.kind for d in r.dice] == [kind]
 
 
 @pytest.mark.parametrize("box, want", [

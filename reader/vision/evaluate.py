@@ -187,7 +187,7 @@ class DieResult:
     def kind(self) -> str:
         """What happened, worst first: the sheet sorts and colours by this."""
         if self.label is None:
-            return "false-detection"
+            return "phantom" if self.phantom else "false-detection"
         if self.reading is None:
             return "missed"
         if self.accepted_wrong or self.cocked_given_value or self.mistyped_valued:

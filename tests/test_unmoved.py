@@ -62,7 +62,7 @@ def _roll_with_a_leftover_die(path):
 def test_a_banish_counts_only_the_die_that_was_thrown_and_replay_agrees(tmp_path):
     src = _roll_with_a_leftover_die(tmp_path / "src" / "0001")
     events = []
-    summary = LiveLoop(open_source(f"recording:{src}"), TruthRecognizer(src),
+    LiveLoop(open_source(f"recording:{src}"), TruthRecognizer(src),
                        RulesDecider.banish("A,B,C,D,E", count=1, die="d6"),
                        LoopConfig(out_dir=tmp_path / "rolls"), on_event=events.append).run()
     decided = [e for e in events if e["type"] == "decision"]

@@ -12,7 +12,6 @@ import json
 import time
 
 import numpy as np
-import pytest
 
 from reader.rules.banish import BanishSession
 from webtable import REPO, Table, free_port

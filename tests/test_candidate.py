@@ -20,6 +20,32 @@ V19_LOOKS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def release_figures_apart(tmp_path, monkeypatch):
+    """Every run of main here caches the release's figures under tmp_path: the shared cache
+    (work/candidates/release.json) is the developer's, and a cached release would leave it unmeasured."""
+    from models.train import candidate
+
+    monkeypatch.setattr(candidate, "RELEASE_FIGURES", tmp_path / "release-figures" / "release.json")
+
+
+def test_the_release_figures_are_shared_by_candidates_judged_into_other_folders(tmp_path, monkeypatch):
+    """The release is measured once for its models and reading code, whatever folder a candidate is
+    judged into (session 69 measured it twice, 8 minutes each, for two --out folders)."""
+    from models.train import candidate
+
+    judged = []
+    monkeypatch.setattr(candidate, "_run", lambda cmd, log: None)
+    monkeypatch.setattr(candidate, "evaluate", lambda models, sets, out, shift="0,0": judged.append(models) or [
+        _set(400, 1, name=s) for s in sets])
+    new = tmp_path / "new_detector.onnx"
+    new.write_bytes(b"a detector taught anew")
+    for out in ("first", "second"):
+        assert candidate.main(["det", "--detector", str(new), "--out", str(tmp_path / out)]) == 0
+    assert judged.count(Path("models")) == len(candidate.SETS)  # the release: each set measured once, by the first
+    assert judged.count(tmp_path / "first" / "det") == judged.count(tmp_path / "second" / "det") == 1
+
+
 def test_the_looks_are_placed_as_the_release_places_them():
     top_face = OnnxModel(MODELS / "reader.onnx").meta["top_face"]
     args = calibrate_args(top_face, Path("cand"))

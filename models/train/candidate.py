@@ -162,6 +162,11 @@ def release_key(set_name: str, shift: str) -> str:
 READING_CODE = Path(__file__).resolve().parents[2] / "reader" / "vision"
 
 
+# where the release's figures are cached whatever --out is: keyed by release_digest, so every candidate of
+# one release shares them (session 69 measured the release twice, 8 minutes each, for two --out folders)
+RELEASE_FIGURES = Path("work/candidates/release.json")
+
+
 def release_digest(models: Path, code: Path = READING_CODE) -> str:
     """What the release's cached figures were measured with: a digest of its model files and of the
     reading code (`code`'s Python files)."""
@@ -240,6 +245,10 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=Path, default=Path("models"), help="the release")
     ap.add_argument("--sets", nargs="*", default=[], help="sets scored besides the six")
     ap.add_argument("--out", type=Path, default=Path("work/candidates"))
+    ap.add_argument("--release-figures", type=Path, default=RELEASE_FIGURES,
+                    help="where the release's figures are cached, whatever --out is (default %(default)s): "
+                         "keyed by the digest of its models and the reading code, so every candidate of one "
+                         "release shares them (measuring them takes as long as judging a candidate)")
     ap.add_argument("--wrong-budget", action="store_true",
                     help="raise a type's kept threshold until the candidate accepts no more wrong calibration "
                          "dice of it than the release (calibrate --wrong-budget)")
@@ -320,7 +329,8 @@ def main(argv=None) -> int:
         calibrate_into(folder, args, top_face, added, weights, replaced, log)
     sets = list(SETS) + list(args.sets)
     # the release's figures by set as given, measured once for these model files
-    release_file, digest = args.out / "release.json", release_digest(args.models)
+    release_file, digest = args.release_figures, release_digest(args.models)
+    release_file.parent.mkdir(parents=True, exist_ok=True)
     cached = json.loads(release_file.read_text()) if release_file.is_file() else {}
     release = cached.get("sets", {}) if cached.get("models") == digest else {}
     # figures cached before evaluate counted the mistyped dice given a value (session 52) lack the
@@ -330,7 +340,7 @@ def main(argv=None) -> int:
         for s in sets:
             if release_key(s, shift) not in release:
                 print(f"measuring the release on {s}" + ("" if shift == NO_SHIFT else f" moved {shift}"), file=sys.stderr)
-                (release[release_key(s, shift)],) = evaluate(args.models, [s], args.out / "release.part.json", shift)
+                (release[release_key(s, shift)],) = evaluate(args.models, [s], release_file.with_suffix(".part.json"), shift)
                 release_file.write_text(json.dumps({"models": digest, "sets": release}, indent=1))
     per_shift = [evaluate(folder, sets, folder / f"eval{'' if sh == NO_SHIFT else '@' + sh}.json", sh)
                  for sh in shifts]

@@ -24,12 +24,12 @@ PAD = 6
 MAX_TILES = 300
 
 # kind -> (order, BGR frame colour, short title). A phantom (a find no labeled die explains, given a
-# value) comes right after the accepted wrong: the rules would count a die that is not there. Among a
-# print frame's 166 false detections its 6 phantoms were scattered at random (fixtures/prints, session
-# 69), where the refused finds beside them need no look.
+# value) comes right after the accepted wrong, framed in a darker red: the rules would count a die that
+# is not there. Among fixtures/prints' 166 false detections (16 frames of printed marks, no die) its 6
+# phantoms lay scattered (session 69), where the refused finds beside them need no look.
 KINDS = {
     "accepted-wrong": (0, (0, 0, 230), "ACCEPTED WRONG"),
-    "phantom": (1, (120, 0, 200), "PHANTOM (valued, no die)"),
+    "phantom": (1, (0, 0, 130), "PHANTOM (valued, no die)"),
     "wrong-type": (2, (0, 120, 255), "wrong type"),
     "missed": (3, (200, 0, 200), "missed"),
     "false-detection": (4, (200, 120, 0), "false detection"),

@@ -63,8 +63,8 @@ def test_a_banish_counts_only_the_die_that_was_thrown_and_replay_agrees(tmp_path
     src = _roll_with_a_leftover_die(tmp_path / "src" / "0001")
     events = []
     LiveLoop(open_source(f"recording:{src}"), TruthRecognizer(src),
-                       RulesDecider.banish("A,B,C,D,E", count=1, die="d6"),
-                       LoopConfig(out_dir=tmp_path / "rolls"), on_event=events.append).run()
+             RulesDecider.banish("A,B,C,D,E", count=1, die="d6"),
+             LoopConfig(out_dir=tmp_path / "rolls"), on_event=events.append).run()
     decided = [e for e in events if e["type"] == "decision"]
     # the leftover 6 would name no card; the thrown 3 banishes C
     assert [(d["result"], d.get("card")) for d in decided] == [("banish", "C"), ("done", None)]

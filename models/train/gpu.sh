@@ -18,6 +18,7 @@
 # look learnt it); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx; d6:
 # reader_top_d6.onnx; HOLD, default 0, the d10 and d6 looks' pull toward the release's answers, --hold;
+# STEADY, default 0, the d10 and d6 looks' pull between two cuts of a die a frame pixel apart, --steady;
 # d20: reader_top_d20.onnx, a D20 look of its own cut tight to its top face, from the numeral look;
 # d20split: the same taught the faces of D20 seen within 15 degrees of vertical and no face on those
 # seen beyond 25 or cocked, the renders split by their replayed camera angles first; d20on: the
@@ -199,11 +200,11 @@ train() {
             top) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
                      "${synth[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
             d10) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d10.onnx \
-                     --dice d10 --real-share 0.5 --hold "${HOLD:-0}" "${synth[@]}" --seed 23 --out "$OUT/d10.pt" \
+                     --dice d10 --real-share 0.5 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" --seed 23 --out "$OUT/d10.pt" \
                      > "$OUT/d10.log" 2>&1 & ;;
             # the D6's look (pips and numerals, the whole die cut close), half its draws the real trays'
             d6) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d6.onnx \
-                    --dice d6 --cut d6=1.15 --real-share 0.5 --blur 0.1 --hold "${HOLD:-0}" "${synth[@]}" --seed 28 \
+                    --dice d6 --cut d6=1.15 --real-share 0.5 --blur 0.1 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" --seed 28 \
                     --out "$OUT/d6.pt" > "$OUT/d6.log" 2>&1 & ;;
             # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
             d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \

@@ -5,25 +5,12 @@ new (a pull that never lets go) or drifts as the unheld looks of sessions 61 and
 
 import numpy as np
 import pytest
+from face_logits import face_logits, type_index
 
 
 @pytest.fixture
 def torch():
     return pytest.importorskip("torch")
-
-
-def type_index(die: str) -> int:
-    from models.train.nets import TYPES
-
-    return TYPES.index(die)
-
-
-def face_logits(torch, sure: dict[int, float]):
-    """One die's 20 face logits: 0 everywhere but the faces (1-based) given."""
-    x = torch.zeros(1, 20)
-    for face, v in sure.items():
-        x[0, face - 1] = v
-    return x
 
 
 # (die, start, now) -> the pull is exactly zero

@@ -5,6 +5,7 @@ here, --steady teaches noise (two cuts of different dice, or of different light)
 
 import numpy as np
 import pytest
+from face_logits import face_logits, type_index
 
 
 @pytest.fixture
@@ -72,19 +73,6 @@ def test_the_nudge_is_about_one_frame_pixel():
     assert moved.max() <= side / STEADY_DIE_PX[0] + 1e-9
     assert np.all(np.abs(np.log(nudges[:, 2])) < 0.15)
     assert abs(nudges[:, 0].mean()) < 0.2 and abs(nudges[:, 1].mean()) < 0.2  # no direction preferred
-
-
-def type_index(die: str) -> int:
-    from models.train.nets import TYPES
-
-    return TYPES.index(die)
-
-
-def face_logits(torch, sure: dict[int, float]):
-    x = torch.zeros(1, 20)
-    for face, v in sure.items():
-        x[0, face - 1] = v
-    return x
 
 
 # (die, first cut's logits, second cut's logits): read alike, no pull

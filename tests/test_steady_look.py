@@ -10,6 +10,8 @@ from face_logits import face_logits, type_index
 
 @pytest.fixture
 def torch():
+    """The trainer's modules import torch, a training extra: every test here asks for this, so a
+    machine without it (CI) skips them rather than failing."""
     return pytest.importorskip("torch")
 
 
@@ -27,7 +29,7 @@ def patch_with_marks(seed: int = 0) -> np.ndarray:
     return p
 
 
-def test_a_cut_with_no_nudge_is_the_same_cut():
+def test_a_cut_with_no_nudge_is_the_same_cut(torch):
     """The second cut of a pair is made from a copy of the first's random stream: nudged by nothing,
     it is the first, pixel for pixel (the same turn, scale, light and noise)."""
     from models.train.train_top_face import top_crop
@@ -39,7 +41,7 @@ def test_a_cut_with_no_nudge_is_the_same_cut():
     assert np.array_equal(a, b)
 
 
-def test_a_nudged_cut_differs_far_less_than_another_draw():
+def test_a_nudged_cut_differs_far_less_than_another_draw(torch):
     """A frame pixel to the side, the cut shows the same die in the same light: it differs from the
     first cut far less than a cut from the next draw of the stream does."""
     import copy
@@ -59,7 +61,7 @@ def test_a_nudged_cut_differs_far_less_than_another_draw():
     assert 0.0 < np.median(nudged) < 0.5 * np.median(other)
 
 
-def test_the_nudge_is_about_one_frame_pixel():
+def test_the_nudge_is_about_one_frame_pixel(torch):
     """One frame pixel of a die 24-72 px wide, in the patch's pixels, and the box within a few
     percent of its size."""
     from models.train.reader_data import BOX_IN_CTX, CTX

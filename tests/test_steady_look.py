@@ -32,10 +32,12 @@ def patch_with_marks(seed: int = 0) -> np.ndarray:
 def test_a_cut_with_no_nudge_is_the_same_cut(torch):
     """The second cut of a pair is made from a copy of the first's random stream: nudged by nothing,
     it is the first, pixel for pixel (the same turn, scale, light and noise)."""
+    import copy
+
     from models.train.train_top_face import top_crop
 
     rng = np.random.default_rng(7)
-    again = __import__("copy").deepcopy(rng)
+    again = copy.deepcopy(rng)
     a = top_crop(patch_with_marks(), rng, per_side=1.15, blur_p=0.5)
     b = top_crop(patch_with_marks(), again, per_side=1.15, blur_p=0.5, nudge=(0.0, 0.0, 1.0))
     assert np.array_equal(a, b)

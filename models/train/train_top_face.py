@@ -187,9 +187,13 @@ def steady_loss(a_logits, b_logits, type_idx):
     _, valid = faces_had(a_logits, type_idx)
     a = face_log_probs(a_logits, valid)
     b = face_log_probs(b_logits, valid)
-    kl_ab = (a.exp() * (a - b)).masked_fill(~valid, 0.0).sum(1)
-    kl_ba = (b.exp() * (b - a)).masked_fill(~valid, 0.0).sum(1)
-    return (0.5 * (kl_ab + kl_ba)).mean()
+    return (0.5 * (face_kl(a, b, valid) + face_kl(b, a, valid))).mean()
+
+
+def face_kl(p_log, q_log, valid):
+    """KL(p || q) per die over the faces it has (`valid`), from log-probabilities (face_log_probs):
+    what held_loss and steady_loss both measure."""
+    return (p_log.exp() * (p_log - q_log)).masked_fill(~valid, 0.0).sum(1)
 
 
 def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEMPERATURE):
@@ -208,8 +212,7 @@ def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEM
     _, valid = faces_had(face_logits, type_idx)
     start = face_log_probs(start_logits, valid, temperature)
     now = face_log_probs(face_logits, valid, temperature)
-    kl = (start.exp() * (start - now)).masked_fill(~valid, 0.0).sum(1)
-    return kl.mean() * temperature ** 2
+    return face_kl(start, now, valid).mean() * temperature ** 2
 
 
 def main(argv=None):
@@ -340,12 +343,12 @@ def main(argv=None):
     def build(rng):
         idx = rng.choice(train, size=args.batch, p=w)
         if args.steady:  # each draw cut twice, the second a frame pixel over: the batch's second half
-            pairs = []
+            cuts, nudged = [], []
             for i in idx:
-                again = copy.deepcopy(rng)
-                first_cut = crop(i, rng)
-                pairs.append((first_cut, crop(i, again, frame_pixel_nudge(rng))))
-            x = np.stack([a for a, _ in pairs] + [b for _, b in pairs])
+                again = copy.deepcopy(rng)  # the second cut replays the first's draws
+                cuts.append(crop(i, rng))
+                nudged.append(crop(i, again, frame_pixel_nudge(rng)))
+            x = np.stack(cuts + nudged)
             idx = np.concatenate([idx, idx])
         else:
             x = np.stack([crop(i, rng) for i in idx])

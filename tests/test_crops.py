@@ -40,9 +40,12 @@ def test_each_view_is_the_crop_cut_at_its_angle(angles, box, per_side):
         want = crop_die(img, box, a, per_side).astype(int)
         assert v.shape == (CROP, CROP, 3)
         diff = np.abs(v.astype(int) - want)
-        # the warp's rounding of cos 90 may move a pixel by one grey level; a shift moves most by far more
-        assert diff.max() <= 1, f"angle {a}: off by up to {diff.max()}"
-        assert (diff > 0).mean() < 0.01, f"angle {a}: {(diff > 0).mean():.1%} of pixels differ"
+        # The two cuts may place a sample up to 1/32 pixel apart (warpAffine's fixed-point positions,
+        # rounded from cos 90 differently by each OpenCV release): on this frame's noise that is at
+        # most 255/32 = 8 grey levels in a pixel and 0.06 on average (OpenCV 4.12-4.14; 5.0 and 5.1
+        # 1 and 0.01). A one-pixel shift moves the mean by 48 grey levels, a mirror by 57.
+        assert diff.max() <= 8, f"angle {a}: off by up to {diff.max()}"
+        assert diff.mean() < 0.5, f"angle {a}: off by {diff.mean():.2f} grey levels on average"
 
 
 def test_tensor_is_channels_first_in_the_unit_range_in_crop_order():

@@ -136,6 +136,10 @@ class GivenBoxes:
         """As the single-die reading asks (reader.vision.recognizer.Recognizer.read_single)."""
         return self.find(image)[0]
 
+    def very_large(self, image, boxes):
+        """No die but the boxes given (reader.vision.detector.DiceDetector.very_large)."""
+        return []
+
 
 class FixedLeaning:
     """A stand-in for the lean look's network (reader.vision.lean): p(leaning) `p` for every die."""

@@ -43,6 +43,14 @@ LARGE_SCORE = 0.5
 # desk-d6-matteo's pip of a 2 read as a confident 1 among them); below 2.0 one was a loose box over
 # three rendered dice.
 PART_RATIO = 2.0
+# A look at a quarter size for a die filling a third of the frame or more (a camera a hand's width
+# from the dice, a phone held close): at LARGE_LONG such a die is 100-150 px, past the trained 14-110,
+# and the half-size look scores it 0.31-0.39 (desk-d6-matteo's holdout seen 3x closer), under
+# LARGE_SCORE, while the first look boxes its pips, each read as a sure 1. At QUARTER_LONG it is
+# 50-75 px and scores 0.55-0.77. Its finds (LARGE_MIN px and LARGE_SCORE, as the half-size look's) are
+# only candidates: the recognizer takes one in place of the finds inside it where it reads it as a
+# sure face (reader.vision.close_dice), for the quarter look also boxes a tray or a pasted photo whole.
+QUARTER_LONG = INPUT_LONG // 4
 # Finer looks for dice too small for the first, each at twice the last one's size up to SMALL_LONG,
 # asked only where they can help: the frame has at least SMALL_FRAME times the last look's pixels on
 # its long side, and no die was found so far, or dice of median side under SMALL_MAX px at its size (a
@@ -194,6 +202,29 @@ class DiceDetector:
         return dets, heat
 
 
+    def very_large(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
+        """Candidates for dice too big even for the half-size look, from a look at QUARTER_LONG: its
+        finds of LARGE_MIN px or more there scoring LARGE_SCORE or more, surest first, less those
+        holding two of the frame's `boxes` SWALLOWED times smaller than themselves (a tray taken
+        whole with its dice: nell's holdout in a canvas three times its side)."""
+        big, heat, _ = self._look(bgr, QUARTER_LONG)
+        return sorted((d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * heat.scale >= LARGE_MIN
+                       and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
+
+
+def holds(big: Box, box: Box) -> bool:
+    """True when `box` is a part of the big die boxed by `big`: its centre in the middle 80% of it, or
+    overlapping it heavily (seen from above dice do not overlap, and a die touching it has its centre
+    beyond even a loose box)."""
+    return _inside_core(box, big, core=0.8) or box.iou(big) >= 0.45
+
+
+def _swallows(k: Box, boxes: list[Box]) -> bool:
+    """True when `k` holds two of `boxes` SWALLOWED times smaller than itself: a tray, a wall or a
+    shadow taken for one big die, not a die (a pip is a fifth to a seventh of its die's side)."""
+    return sum(k.side >= SWALLOWED * b.side and _inside_core(b, k, core=1.0) for b in boxes) >= 2
+
+
 def small_dice(dets: list[Detection], scale: float) -> bool:
     """True when a look (`scale`: its px per image px) found no die, or dice whose median side is
     under SMALL_MAX px at its size: a finer look may find those it missed. A lone die far away is
@@ -208,11 +239,8 @@ def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection
     the boxes on it (overlapping it, or either's centre in the other's middle), a small find inside a
     die twice its side is a part of it (a pip, a numeral) and dropped. A box holding two small finds
     SWALLOWED times smaller than itself is no die, and goes."""
-    def swallows(k: Box) -> bool:
-        inside = [d for d in small
-                  if k.side >= SWALLOWED * Box(*d.box).side and _inside_core(Box(*d.box), k, core=1.0)]
-        return len(inside) >= 2
-    dets = [k for k in dets if not swallows(Box(*k.box))]
+    small_boxes = [Box(*d.box) for d in small]
+    dets = [k for k in dets if not _swallows(Box(*k.box), small_boxes)]
     small = [d for d in small if not any(_part_of(Box(*d.box), Box(*k.box)) for k in dets)]
     return _replaced_by(dets, small, lambda box, b: box.iou(b) >= 0.3 or _inside_core(box, b) or _inside_core(b, box))
 
@@ -225,7 +253,7 @@ def merge_large(dets: list[Detection], large: list[Detection]) -> list[Detection
     def holds_many(b: Box) -> bool:
         return sum(_inside_core(Box(*d.box), b, core=0.8) for d in dets) >= MANY_INSIDE
     large = [d for d in large if not holds_many(Box(*d.box))]
-    return _replaced_by(dets, large, lambda box, b: _inside_core(box, b, core=0.8) or box.iou(b) >= 0.45)
+    return _replaced_by(dets, large, lambda box, b: holds(b, box))
 
 
 def _replaced_by(dets: list[Detection], finds: list[Detection], on) -> list[Detection]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
-from reader.vision import above, reread, wider
+from reader.vision import above, close_dice, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
@@ -221,6 +221,7 @@ class Recognizer:
         else:
             found = self._read_d20_from_above(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
+        readings = self._read_very_large(image, boxes, readings, looks)
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
@@ -317,6 +318,16 @@ class Recognizer:
             out = self._read_unsure_again(image, boxes, evs, out)
         out = self._read_flat_again(image, boxes, evs, out)
         return out, [r for r, was in zip(out, found) if r is not was]
+
+    def _read_very_large(self, image: np.ndarray, boxes: list[Box], readings: list[DieReading],
+                         looks: bool) -> list[DieReading]:
+        """A die too big for the detector's first looks (a third of the frame or more), read whole in
+        place of the pips it was found as, where the reader is sure of it (reader.vision.close_dice)."""
+        for d in self.detector.very_large(image, boxes):
+            big = Box(*d.box)
+            whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
+            readings = close_dice.take_whole(readings, big, whole)
+        return readings
 
     def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
         """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone;

@@ -8,7 +8,7 @@ tray, with its own sensor noise (reader.vision.other_cameras). The variants are 
 temporary folder and deleted.
 
 Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera]
-     (default sets: tray-d6-nell tray-mixed-bartek, from ../shared/realdata)
+     (default sets: tray-d6-nell tray-mixed-bartek desk-d6-matteo, from ../shared/realdata)
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def write_variants(images, out: Path) -> dict[str, Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("sets", nargs="*", default=["tray-d6-nell", "tray-mixed-bartek"])
+    ap.add_argument("sets", nargs="*", default=["tray-d6-nell", "tray-mixed-bartek", "desk-d6-matteo"])
     ap.add_argument("--models", default=None, help="folder of the ONNX models (default: models/)")
     ap.add_argument("--guess-camera", action="store_true",
                     help="as `read --guess-camera` reads: the camera guessed from the dice of a frame that "

@@ -135,7 +135,7 @@ def _inside_core(box: Box, other: Box, core: float = 0.6) -> bool:
     return other.x0 + mx <= cx <= other.x1 - mx and other.y0 + my <= cy <= other.y1 - my
 
 
-def _part_of(box: Box, other: Box, ratio: float = PART_RATIO) -> bool:
+def part_of(box: Box, other: Box, ratio: float = PART_RATIO) -> bool:
     """True when `box` is much smaller than `other` and its centre lies inside it: a pip or a
     numeral of a big die, never a die of its own (seen from above, dice do not overlap). Read
     alone, a pip of a 3 is a confident 1."""
@@ -149,7 +149,7 @@ def _suppress(dets: list[Detection], iou: float = 0.45) -> list[Detection]:
         if all(b.iou(k) < iou and not _inside_core(b, k) for _, k in kept):
             kept.append((d, b))
     # a weaker big box does not lose to a strong pip inside it: parts go whatever their score
-    return [d for d, b in kept if not any(_part_of(b, k) for e, k in kept if e is not d)]
+    return [d for d, b in kept if not any(part_of(b, k) for e, k in kept if e is not d)]
 
 
 class DiceDetector:
@@ -241,7 +241,7 @@ def merge_small(dets: list[Detection], small: list[Detection]) -> list[Detection
     SWALLOWED times smaller than itself is no die, and goes."""
     small_boxes = [Box(*d.box) for d in small]
     dets = [k for k in dets if not _swallows(Box(*k.box), small_boxes)]
-    small = [d for d in small if not any(_part_of(Box(*d.box), Box(*k.box)) for k in dets)]
+    small = [d for d in small if not any(part_of(Box(*d.box), Box(*k.box)) for k in dets)]
     return _replaced_by(dets, small, lambda box, b: box.iou(b) >= 0.3 or _inside_core(box, b) or _inside_core(b, box))
 
 

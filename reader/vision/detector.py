@@ -201,7 +201,6 @@ class DiceDetector:
             dets, size = merge_small(dets, keep), fine_size
         return dets, heat
 
-
     def very_large(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
         """Candidates for dice too big even for the half-size look, from a look at QUARTER_LONG: its
         finds of LARGE_MIN px or more there scoring LARGE_SCORE or more, surest first, less those

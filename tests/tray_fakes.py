@@ -140,6 +140,10 @@ class GivenBoxes:
         """No die but the boxes given (reader.vision.detector.DiceDetector.very_large)."""
         return []
 
+    def around(self, image, boxes):
+        """No die but the boxes given (reader.vision.detector.DiceDetector.around)."""
+        return []
+
 
 class FixedLeaning:
     """A stand-in for the lean look's network (reader.vision.lean): p(leaning) `p` for every die."""

@@ -11,6 +11,13 @@ it then replaces the readings inside it: those the half-size look's die would re
 (reader.vision.detector.holds), and pieces half its size or less whose centre is on it (part_of: a
 numeral or a corner at its edge, left refused beside the die, made a roll of one die two).
 
+The same happens to a die of a size the first look knows, where it boxes a pip and misses the die
+(desk-d6-matteo's holdout under tungsten light: a 3 read 1 twice, pips of a 2 valued as 1s). Where a
+D6 is read 1, the half-size look's finds that hold it as a part (DiceDetector.around) are read whole
+too, and one is taken where it holds no accepted face but 1s (a cluster of dice holds others) and
+reads as a sure face other than a D6's 1 (a die read 1 whole agrees with its pip: nothing to mend,
+and the bigger box would only misplace it; nell's tray seen 3x farther lost two dice so).
+
 SURE: on desk-d6-matteo's holdout seen 3x closer the candidates on a real die are read at 0.961-0.991;
 the one candidate read as a face at under 0.95 on the renders and the real trays (as photographed
 and as other cameras take them) was a patch of a rendered tray with a small D6 5 in its middle, read
@@ -31,3 +38,21 @@ def take_whole(readings: list[DieReading], big: Box, whole: DieReading | None) -
     if whole is None or not isinstance(whole.outcome, Face) or whole.confidence < SURE:
         return readings
     return [r for r in readings if not (holds(big, r.box) or part_of(r.box, big))] + [whole]
+
+
+def read_as_one(readings: list[DieReading]) -> list[DieReading]:
+    """The accepted D6 readings of 1: what a pip cut alone is read as."""
+    return [r for r in readings if _one(r)]
+
+
+def mend_pips(readings: list[DieReading], big: Box, whole: DieReading | None) -> list[DieReading]:
+    """take_whole for a find of the half-size look around a D6 read 1: only where every accepted
+    reading on it is such a 1 and `whole` is not a D6's 1 itself; else the readings as they were."""
+    on_it = [r for r in readings if holds(big, r.box) or part_of(r.box, big)]
+    if whole is None or _one(whole) or any(isinstance(r.outcome, Face) and not _one(r) for r in on_it):
+        return readings
+    return take_whole(readings, big, whole)
+
+
+def _one(r: DieReading) -> bool:
+    return isinstance(r.outcome, Face) and r.die == "d6" and r.value == 1

@@ -211,6 +211,14 @@ class DiceDetector:
                        and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
 
 
+    def around(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
+        """The half-size look's finds, at the first look's own threshold and of any size, that hold
+        one of `boxes` as a part (part_of), surest first: the die a pip boxed alone belongs to, where
+        the first look missed it (reader.vision.close_dice.mend_pips)."""
+        finds, _, _ = self._look(bgr, LARGE_LONG)
+        return sorted((d for d in finds if any(part_of(b, Box(*d.box)) for b in boxes)), key=lambda d: -d.score)
+
+
 def holds(big: Box, box: Box) -> bool:
     """True when `box` is a part of the big die boxed by `big`: its centre in the middle 80% of it, or
     overlapping it heavily (seen from above dice do not overlap, and a die touching it has its centre

@@ -222,6 +222,7 @@ class Recognizer:
             found = self._read_d20_from_above(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
         readings = self._read_very_large(image, boxes, readings, looks)
+        readings = self._mend_pips(image, readings, looks)
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
@@ -327,6 +328,18 @@ class Recognizer:
             big = Box(*d.box)
             whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
             readings = close_dice.take_whole(readings, big, whole)
+        return readings
+
+    def _mend_pips(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
+        """A D6 read 1 from a pip of a die the first look missed, read as that die where the half-size
+        look finds it and the reader is sure of it (reader.vision.close_dice.mend_pips)."""
+        ones = close_dice.read_as_one(readings)
+        if not ones:
+            return readings
+        for d in self.detector.around(image, [r.box for r in ones]):
+            big = Box(*d.box)
+            whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
+            readings = close_dice.mend_pips(readings, big, whole)
         return readings
 
     def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:

@@ -210,7 +210,6 @@ class DiceDetector:
         return sorted((d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * heat.scale >= LARGE_MIN
                        and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
 
-
     def around(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
         """The half-size look's finds, at the first look's own threshold and of any size, that hold
         one of `boxes` as a part (part_of), surest first: the die a pip boxed alone belongs to, where

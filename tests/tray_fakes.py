@@ -136,11 +136,11 @@ class GivenBoxes:
         """As the single-die reading asks (reader.vision.recognizer.Recognizer.read_single)."""
         return self.find(image)[0]
 
-    def very_large(self, image, boxes):
+    def very_large(self, image, boxes, seen=None):
         """No die but the boxes given (reader.vision.detector.DiceDetector.very_large)."""
         return []
 
-    def around(self, image, boxes):
+    def around(self, image, boxes, seen=None):
         """No die but the boxes given (reader.vision.detector.DiceDetector.around)."""
         return []
 

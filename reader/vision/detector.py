@@ -16,7 +16,7 @@ place of the first look's boxes on them, or join them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -96,6 +96,9 @@ class Heat:
 
     heat: np.ndarray  # (H/STRIDE, W/STRIDE) probabilities at network scale
     scale: float      # network px per image px
+    # the frame as this look saw it, before padding: the coarser looks asked later (very_large,
+    # around) shrink on from it, 0.4 ms from 640 px where 1280 px take 1.1 (DiceDetector._look)
+    seen: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def at(self, x: float, y: float) -> float:
         r = min(self.heat.shape[0] - 1, max(0, int(y * self.scale / STRIDE)))
@@ -178,7 +181,7 @@ class DiceDetector:
         out = self.model(to_tensor([_pad_to(small)]))[0][0]
         heat = sigmoid(out[0])
         dets = decode(out, heat, scale, self.threshold)
-        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale), small
+        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale, small), small
 
     def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG, large_long: int | None = LARGE_LONG,
              small_long: int | None = SMALL_LONG) -> tuple[list[Detection], Heat]:
@@ -201,20 +204,21 @@ class DiceDetector:
             dets, size = merge_small(dets, keep), fine_size
         return dets, heat
 
-    def very_large(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
+    def very_large(self, bgr: np.ndarray, boxes: list[Box], seen: np.ndarray | None = None) -> list[Detection]:
         """Candidates for dice too big even for the half-size look, from a look at QUARTER_LONG: its
         finds of LARGE_MIN px or more there scoring LARGE_SCORE or more, surest first, less those
         holding two of the frame's `boxes` SWALLOWED times smaller than themselves (a tray taken
-        whole with its dice: nell's holdout in a canvas three times its side)."""
-        big, heat, _ = self._look(bgr, QUARTER_LONG)
+        whole with its dice: nell's holdout in a canvas three times its side). `seen`: the frame as
+        find's first look saw it (Heat.seen), shrunk on from there."""
+        big, heat, _ = self._look(bgr, QUARTER_LONG, finer=seen)
         return sorted((d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * heat.scale >= LARGE_MIN
                        and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
 
-    def around(self, bgr: np.ndarray, boxes: list[Box]) -> list[Detection]:
+    def around(self, bgr: np.ndarray, boxes: list[Box], seen: np.ndarray | None = None) -> list[Detection]:
         """The half-size look's finds, at the first look's own threshold and of any size, that hold
         one of `boxes` as a part (part_of), surest first: the die a pip boxed alone belongs to, where
-        the first look missed it (reader.vision.close_dice.mend_pips)."""
-        finds, _, _ = self._look(bgr, LARGE_LONG)
+        the first look missed it (reader.vision.close_dice.mend_pips). `seen`: as very_large's."""
+        finds, _, _ = self._look(bgr, LARGE_LONG, finer=seen)
         return sorted((d for d in finds if any(part_of(b, Box(*d.box)) for b in boxes)), key=lambda d: -d.score)
 
 

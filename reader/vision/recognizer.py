@@ -221,8 +221,8 @@ class Recognizer:
         else:
             found = self._read_d20_from_above(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
-        readings = self._read_very_large(image, boxes, readings, looks)
-        readings = self._mend_pips(image, readings, looks)
+        readings = self._read_very_large(image, boxes, readings, looks, heat)
+        readings = self._mend_pips(image, readings, looks, heat)
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
@@ -321,22 +321,22 @@ class Recognizer:
         return out, [r for r, was in zip(out, found) if r is not was]
 
     def _read_very_large(self, image: np.ndarray, boxes: list[Box], readings: list[DieReading],
-                         looks: bool) -> list[DieReading]:
+                         looks: bool, heat: Heat) -> list[DieReading]:
         """A die too big for the detector's first looks (a third of the frame or more), read whole in
         place of the pips it was found as, where the reader is sure of it (reader.vision.close_dice)."""
-        for d in self.detector.very_large(image, boxes):
+        for d in self.detector.very_large(image, boxes, heat.seen):
             big = Box(*d.box)
             whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
             readings = close_dice.take_whole(readings, big, whole)
         return readings
 
-    def _mend_pips(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
+    def _mend_pips(self, image: np.ndarray, readings: list[DieReading], looks: bool, heat: Heat) -> list[DieReading]:
         """A D6 read 1 from a pip of a die the first look missed, read as that die where the half-size
         look finds it and the reader is sure of it (reader.vision.close_dice.mend_pips)."""
         ones = close_dice.read_as_one(readings)
         if not ones:
             return readings
-        for d in self.detector.around(image, [r.box for r in ones]):
+        for d in self.detector.around(image, [r.box for r in ones], heat.seen):
             big = Box(*d.box)
             whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
             readings = close_dice.mend_pips(readings, big, whole)

@@ -8,6 +8,7 @@ the committed fixtures; type-lurig's D20 photographed alone: tests/test_single_f
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -221,6 +222,6 @@ def test_a_rendered_d20_in_a_frame_is_read_that_was_refused(recognizer, monkeypa
     # is read 15 at 0.98 with no above look at all (reader.vision.close_dice) ...
     assert d20_readings(recognizer, image, main, False) == [(15, 15)]
     # ... without that look, the first look's box is refused, and the above look reads it
-    monkeypatch.setattr(recognizer.detector, "very_large", lambda image, boxes, seen=None: [])
+    monkeypatch.setattr(recognizer.detector, "find", functools.partial(recognizer.detector.find, quarter_long=None))
     assert d20_readings(recognizer, image, main, False) == [(15, None)]
     assert d20_readings(recognizer, image, main, True) == [(15, 15)]

@@ -136,14 +136,6 @@ class GivenBoxes:
         """As the single-die reading asks (reader.vision.recognizer.Recognizer.read_single)."""
         return self.find(image)[0]
 
-    def very_large(self, image, boxes, seen=None):
-        """No die but the boxes given (reader.vision.detector.DiceDetector.very_large)."""
-        return []
-
-    def around(self, image, boxes, seen=None):
-        """No die but the boxes given (reader.vision.detector.DiceDetector.around)."""
-        return []
-
 
 class FixedLeaning:
     """A stand-in for the lean look's network (reader.vision.lean): p(leaning) `p` for every die."""

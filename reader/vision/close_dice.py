@@ -5,7 +5,7 @@ frame. The detector's first look was taught dice of 14-110 px: it boxes such a d
 reader reads a pip cut alone as a sure 1 (desk-d6-matteo's holdout seen 3x closer,
 reader.vision.other_cameras.close_up: 13 pips given a value, and a 6, a 3 and a 2 read 1 at 0.88-0.99
 from a pip). The half-size look scores such a die 0.31-0.39, under its floor. The detector's
-quarter-size look finds it (DiceDetector.very_large), but boxes a tray, or a photo pasted into a plain
+quarter-size look finds it (DiceDetector.very_large, asked by find: Heat.quarter), but boxes a tray, or a photo pasted into a plain
 canvas, whole too. So a candidate is taken only where the reader reads it whole as a sure face, and
 it then replaces the readings inside it: those the half-size look's die would replace
 (reader.vision.detector.holds), and pieces half its size or less whose centre is on it (part_of: a
@@ -13,7 +13,7 @@ numeral or a corner at its edge, left refused beside the die, made a roll of one
 
 The same happens to a die of a size the first look knows, where it boxes a pip and misses the die
 (desk-d6-matteo's holdout under tungsten light: a 3 read 1 twice, pips of a 2 valued as 1s). Where a
-D6 is read 1, the half-size look's finds that hold it as a part (DiceDetector.around) are read whole
+D6 is read 1, the half-size look's finds that hold it as a part (detector.around, from Heat.half) are read whole
 too, and one is taken where it holds no accepted face but 1s (a cluster of dice holds others) and
 reads as a sure face other than a D6's 1 (a die read 1 whole agrees with its pip: nothing to mend,
 and the bigger box would only misplace it; nell's tray seen 3x farther lost two dice so).

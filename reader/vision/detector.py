@@ -16,7 +16,7 @@ place of the first look's boxes on them, or join them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -92,13 +92,16 @@ def _pad_to(img: np.ndarray, multiple: int = 32) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Heat:
-    """The network's die-centre heatmap of one frame, addressed in image pixels."""
+    """The network's die-centre heatmap of one frame, addressed in image pixels, and what find's
+    coarser looks saw beside the dice it found: the recognizer's second chances at a die boxed as its
+    pips (reader.vision.close_dice), carried here so a frame read twice looks once."""
 
     heat: np.ndarray  # (H/STRIDE, W/STRIDE) probabilities at network scale
     scale: float      # network px per image px
-    # the frame as this look saw it, before padding: the coarser looks asked later (very_large,
-    # around) shrink on from it, 0.4 ms from 640 px where 1280 px take 1.1 (DiceDetector._look)
-    seen: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # the half-size look's finds before its floor (LARGE_SCORE, LARGE_MIN): around()
+    half: tuple = field(default=(), compare=False, repr=False)
+    # the quarter-size look's candidates for a die filling a third of the frame, surest first
+    quarter: tuple = field(default=(), compare=False, repr=False)
 
     def at(self, x: float, y: float) -> float:
         r = min(self.heat.shape[0] - 1, max(0, int(y * self.scale / STRIDE)))
@@ -181,18 +184,21 @@ class DiceDetector:
         out = self.model(to_tensor([_pad_to(small)]))[0][0]
         heat = sigmoid(out[0])
         dets = decode(out, heat, scale, self.threshold)
-        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale, small), small
+        return [d for d in (_clip(d, w, h) for d in dets) if d is not None], Heat(heat, scale), small
 
     def find(self, bgr: np.ndarray, long_side: int = INPUT_LONG, large_long: int | None = LARGE_LONG,
-             small_long: int | None = SMALL_LONG) -> tuple[list[Detection], Heat]:
+             small_long: int | None = SMALL_LONG, quarter_long: int | None = QUARTER_LONG) -> tuple[list[Detection], Heat]:
         """The detections and the heatmap of the first look they came from; with `large_long`, the
-        dice too big for the first look found by a second at that size; with `small_long`, the
-        dice too small for it found by a finer look, when the frame has the pixels (module docstring)."""
+        dice too big for the first look found by a second at that size (its finds below its floor
+        kept on the heat, Heat.half); with `small_long`, the dice too small for it found by a finer
+        look, when the frame has the pixels (module docstring); with `large_long` and `quarter_long`,
+        the candidates for a die too big even for the second (Heat.quarter, very_large)."""
         dets, heat, small = self._look(bgr, long_side)
         if large_long:
-            big, big_heat, _ = self._look(bgr, large_long, finer=small)
-            big = [d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
+            half, big_heat, _ = self._look(bgr, large_long, finer=small)
+            big = [d for d in half if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
             dets = merge_large(dets, big)
+            heat = replace(heat, half=tuple(half))
         long_px, size = max(bgr.shape[:2]), long_side
         # each finer look at twice the last one's size (at most small_long), while the frame has the
         # pixels and the dice found so far are still small at the last look's size
@@ -202,24 +208,27 @@ class DiceDetector:
             fine, _, _ = self._look(bgr, fine_size)
             keep = [d for d in fine if d.score >= SMALL_SCORE and Box(*d.box).side * size / long_px < SMALL_KEEP]
             dets, size = merge_small(dets, keep), fine_size
+        if large_long and quarter_long:
+            heat = replace(heat, quarter=tuple(self.very_large(bgr, [Box(*d.box) for d in dets], small, quarter_long)))
         return dets, heat
 
-    def very_large(self, bgr: np.ndarray, boxes: list[Box], seen: np.ndarray | None = None) -> list[Detection]:
-        """Candidates for dice too big even for the half-size look, from a look at QUARTER_LONG: its
+    def very_large(self, bgr: np.ndarray, boxes: list[Box], finer: np.ndarray | None = None,
+                   long_side: int = QUARTER_LONG) -> list[Detection]:
+        """Candidates for dice too big even for the half-size look, from a look at `long_side`: its
         finds of LARGE_MIN px or more there scoring LARGE_SCORE or more, surest first, less those
         holding two of the frame's `boxes` SWALLOWED times smaller than themselves (a tray taken
-        whole with its dice: nell's holdout in a canvas three times its side). `seen`: the frame as
-        find's first look saw it (Heat.seen), shrunk on from there."""
-        big, heat, _ = self._look(bgr, QUARTER_LONG, finer=seen)
+        whole with its dice: nell's holdout in a canvas three times its side). `finer`: the frame
+        as the first look saw it, shrunk on from there (0.4 ms from 640 px, 1.1 from 1280)."""
+        big, heat, _ = self._look(bgr, long_side, finer=finer)
         return sorted((d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * heat.scale >= LARGE_MIN
                        and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
 
-    def around(self, bgr: np.ndarray, boxes: list[Box], seen: np.ndarray | None = None) -> list[Detection]:
-        """The half-size look's finds, at the first look's own threshold and of any size, that hold
-        one of `boxes` as a part (part_of), surest first: the die a pip boxed alone belongs to, where
-        the first look missed it (reader.vision.close_dice.mend_pips). `seen`: as very_large's."""
-        finds, _, _ = self._look(bgr, LARGE_LONG, finer=seen)
-        return sorted((d for d in finds if any(part_of(b, Box(*d.box)) for b in boxes)), key=lambda d: -d.score)
+
+def around(heat: Heat, boxes: list[Box]) -> list[Detection]:
+    """The half-size look's finds (Heat.half), at the first look's own threshold and of any size, that
+    hold one of `boxes` as a part (part_of), surest first: the die a pip boxed alone belongs to, where
+    the first look missed it (reader.vision.close_dice.mend_pips)."""
+    return sorted((d for d in heat.half if any(part_of(b, Box(*d.box)) for b in boxes)), key=lambda d: -d.score)
 
 
 def holds(big: Box, box: Box) -> bool:

@@ -25,7 +25,7 @@ from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision import above, close_dice, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
-from reader.vision.detector import DiceDetector, Heat
+from reader.vision.detector import DiceDetector, Heat, around
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.onnx_model import OnnxModel, models_dir
@@ -221,8 +221,7 @@ class Recognizer:
         else:
             found = self._read_d20_from_above(image, boxes, evs, found)
         readings = [r for r in self._join_pieces(image, boxes, found, heat, looks) if r is not None]
-        readings = self._read_very_large(image, boxes, readings, looks, heat)
-        readings = self._mend_pips(image, readings, looks, heat)
+        readings = self._read_close_dice(image, readings, looks, heat)
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
@@ -320,27 +319,22 @@ class Recognizer:
         out = self._read_flat_again(image, boxes, evs, out)
         return out, [r for r, was in zip(out, found) if r is not was]
 
-    def _read_very_large(self, image: np.ndarray, boxes: list[Box], readings: list[DieReading],
-                         looks: bool, heat: Heat) -> list[DieReading]:
-        """A die too big for the detector's first looks (a third of the frame or more), read whole in
-        place of the pips it was found as, where the reader is sure of it (reader.vision.close_dice)."""
-        for d in self.detector.very_large(image, boxes, heat.seen):
-            big = Box(*d.box)
-            whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
+    def _read_close_dice(self, image: np.ndarray, readings: list[DieReading], looks: bool,
+                         heat: Heat) -> list[DieReading]:
+        """Dice the first look found as their pips, read whole where the reader is sure of them
+        (reader.vision.close_dice): a die too big for the first two looks (the quarter look's
+        candidates), then a D6 read 1 from a pip of a die the half-size look has around it."""
+        for big, whole in self._read_whole(image, heat.quarter, looks):
             readings = close_dice.take_whole(readings, big, whole)
-        return readings
-
-    def _mend_pips(self, image: np.ndarray, readings: list[DieReading], looks: bool, heat: Heat) -> list[DieReading]:
-        """A D6 read 1 from a pip of a die the first look missed, read as that die where the half-size
-        look finds it and the reader is sure of it (reader.vision.close_dice.mend_pips)."""
-        ones = close_dice.read_as_one(readings)
-        if not ones:
-            return readings
-        for d in self.detector.around(image, [r.box for r in ones], heat.seen):
-            big = Box(*d.box)
-            whole = self._decide(self._evidence(image, [big], looks)[0], big, looks)
+        pips = around(heat, [r.box for r in close_dice.read_as_one(readings)])
+        for big, whole in self._read_whole(image, pips, looks):
             readings = close_dice.mend_pips(readings, big, whole)
         return readings
+
+    def _read_whole(self, image: np.ndarray, finds, looks: bool) -> list[tuple[Box, DieReading | None]]:
+        """Each find's box and the die read from it, in one pass of the looks."""
+        boxes = [Box(*d.box) for d in finds]
+        return [(b, self._decide(ev, b, looks)) for b, ev in zip(boxes, self._evidence(image, boxes, looks))]
 
     def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:
         """The D6 readings that are no D6 in a wider cut refused: a face of a bigger die boxed alone;

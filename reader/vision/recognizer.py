@@ -332,8 +332,10 @@ class Recognizer:
         return readings
 
     def _read_whole(self, image: np.ndarray, finds, looks: bool) -> list[tuple[Box, DieReading | None]]:
-        """Each find's box and the die read from it, in one pass of the looks."""
+        """Each find's box and the die read from it, in one pass of the looks (none where no find)."""
         boxes = [Box(*d.box) for d in finds]
+        if not boxes:
+            return []
         return [(b, self._decide(ev, b, looks)) for b, ev in zip(boxes, self._evidence(image, boxes, looks))]
 
     def _refuse_unlike_wider(self, image: np.ndarray, readings: list[DieReading], looks: bool) -> list[DieReading]:

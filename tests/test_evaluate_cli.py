@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from reader.cli import build_parser, main
 from reader.commands import evaluate as evaluate_cmd
+from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
 from reader.vision.realdata import is_holdout
 from reader.vision.sheet import TILE, draw_sheet, wrong_dice
@@ -273,3 +275,69 @@ def test_a_shift_that_is_no_hair_to_the_side_is_refused(given, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["evaluate", "--shift", given, "fixtures/stills"])
     assert "--shift" in capsys.readouterr().err
+
+
+def test_dice_log_and_comparison_through_the_command(tiny_set, tmp_path, capsys):
+    folder, rec = tiny_set
+    log = tmp_path / "logs" / "before.jsonl"
+    assert run_evaluate([str(folder), "--no-sheet", "--dice", str(log)], rec) == 0
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted(r["kind"] for r in rows) == ["accepted-wrong", "missed", "right", "right", "right"]
+    assert {r["image"] for r in rows} == {"two.png", "wrong.png", "single.png", "corrupt.png"}  # named in its set
+    assert [r["error"] is not None for r in rows if r["image"] == "corrupt.png"] == [True]
+    # the same set read again, its first image's d8 now refused: the command names it, for the worse
+    two = draw_scene(tmp_path / "again.png", [(20, 20, 80, 80), (150, 100, 210, 160)], seed=1)
+    rec.frames[digest(two)] = [reading("d6", 3, (20, 20, 80, 80)),
+                              DieReading("d8", Box(150, 100, 210, 160), Unreadable("low confidence", 0.66))]
+    capsys.readouterr()
+    assert run_evaluate([str(folder), "--no-sheet", "--against", str(log)], rec) == 0
+    out = capsys.readouterr().out
+    assert "5 labeled dice in both logs, 1 changed (1 for the worse)" in out
+    assert "worse: two.png: d8 5: d8 5 (0.97) [right] -> d8 refused: low confidence (0.66) [not-accepted]" in out
+    assert run_evaluate([str(folder), "--no-sheet", "--json", "--against", str(log)], rec) == 0
+    against = json.loads(capsys.readouterr().out)["against"]
+    assert against["changes"] == ["two.png: d8 5: d8 5 (0.97) [right] -> d8 refused: low confidence (0.66) [not-accepted]"]
+
+
+@pytest.mark.parametrize("make, argv, message", [
+    pytest.param(lambda t: (t / "file").write_text("x"), ["--dice", "{tmp}/file/log.jsonl"],
+                 "cannot write the die log", id="a log under a file"),
+    pytest.param(lambda t: None, ["--against", "{tmp}/none.jsonl"], "cannot read the die log", id="no earlier log"),
+    pytest.param(lambda t: (t / "old.jsonl").write_text('{"set": "s"}\n'), ["--against", "{tmp}/old.jsonl"],
+                 "line 1 is not a die row", id="an earlier log of something else"),
+    pytest.param(lambda t: (t / "old.jsonl").write_text("not json\n"), ["--against", "{tmp}/old.jsonl"],
+                 "line 1 is not a die row", id="a damaged earlier log"),
+])
+def test_a_log_that_cannot_be_used_fails_before_any_image_is_read(make, argv, message, tiny_set, tmp_path):
+    folder, rec = tiny_set
+    make(tmp_path)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    with pytest.raises(DiceReaderError, match=message):  # the command line prints it as one line, exit 2
+        run_evaluate([str(folder), "--no-sheet", *argv], rec)
+    assert rec.calls == []
+
+
+def test_a_full_disk_stops_the_log_and_costs_the_figures_nothing(tiny_set, tmp_path, capsys, monkeypatch):
+    class FullFile:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            pass
+
+    real_init = evaluate_cmd.DieLog.__init__
+
+    def full_disk(self, path):
+        real_init(self, path)
+        self.file.close()
+        self.file = FullFile()
+
+    monkeypatch.setattr(evaluate_cmd.DieLog, "__init__", full_disk)
+    folder, rec = tiny_set
+    assert run_evaluate([str(folder), str(folder), "--no-sheet", "--json", "--dice", str(tmp_path / "log.jsonl")],
+                        rec) == 0
+    out, err = capsys.readouterr()
+    sets = json.loads(out)["sets"]
+    assert [s["end_to_end"] for s in sets] == [pytest.approx(3 / 5, abs=1e-4)] * 2
+    assert "No space left on device" in err and "figures are not affected" in err
+    assert err.count("cannot write the die log") == 1  # said once, not once a set

@@ -39,6 +39,12 @@ def add_arguments(p) -> None:
                         "several sets, OUT-<set>.png)")
     p.add_argument("--no-sheet", action="store_true", help="do not draw an error sheet")
     p.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
+    p.add_argument("--dice", metavar="OUT.jsonl", default=None,
+                   help="also write every die as a JSON line: its label, what was read and how that was "
+                        "scored (reader.vision.die_log), for comparing two readers die by die")
+    p.add_argument("--against", metavar="OLD.jsonl", default=None,
+                   help="compare this run die by die with a log an earlier run wrote with --dice: print the "
+                        "labeled dice whose reading changed, those for the worse first")
     p.add_argument("--models", metavar="DIR", default=None,
                    help="folder of the ONNX models (default: the project's models/)")
     p.add_argument("--shift", metavar="DX,DY", type=parse_shift, default=(0.0, 0.0),
@@ -233,6 +239,7 @@ def write_sheet(results, out: Path, title: str) -> Path | None:
 
 def run(args, recognizer=None) -> int:
     """`recognizer` can be injected (tests); by default the ONNX models are loaded."""
+    from reader.vision.die_log import compare, die_rows
     from reader.vision.evaluate import summarise
     from reader.vision.report import format_details, format_table
     from reader.vision.realdata import TRAINABLE, load_set
@@ -247,6 +254,8 @@ def run(args, recognizer=None) -> int:
     # one camera for every image, as a tray camera is described
     fixed = None if args.truth_cameras else view_args.view_from_args(args)
     folders = [resolve_set(s) for s in args.sets]  # fail on a bad name before loading models
+    earlier = read_die_log(Path(args.against)) if args.against else None
+    log = DieLog(Path(args.dice)) if args.dice else None
     truth = {f: truth_views(f, args.lean_look) for f in folders} if args.truth_cameras else {}
     if recognizer is None:
         from reader.commands.read import load_recognizer
@@ -256,7 +265,7 @@ def run(args, recognizer=None) -> int:
         recognizer.view = fixed
     recognizer.guess_view = guess
     several = len(folders) > 1
-    scores, sheets = [], {}
+    scores, sheets, rows = [], {}, []
     for folder, name in zip(folders, display_names(folders)):
         holdout = args.holdout_only or (folder.name in TRAINABLE and not args.all_images)
         images = select_images(load_set(folder), holdout, args.limit)
@@ -274,6 +283,10 @@ def run(args, recognizer=None) -> int:
         results = evaluate_images(images, recognizer, Progress(label, len(images)), views, args.shift)
         score = summarise(label, results)
         scores.append(score)
+        these = die_rows(name, results, str(folder))
+        rows += these
+        if log is not None:
+            log.write(these)
         if not args.no_sheet:
             try:
                 out = write_sheet(results, sheet_path(args, name.replace("/", "-"), several), title=label)
@@ -281,13 +294,21 @@ def run(args, recognizer=None) -> int:
                 print(f"dice-reader evaluate: {exc} (the figures are not affected)", file=sys.stderr)
                 out = None
             sheets[label] = None if out is None else str(out)
+    if log is not None:
+        log.close()
+    comparison = compare(earlier, rows) if earlier is not None else None
     if args.json:
         out = []
         for s in scores:
             d = s.to_json()
             d["sheet"] = sheets.get(s.name)
             out.append(d)
-        print(json.dumps({"sets": out}, indent=1))
+        doc = {"sets": out}
+        if comparison is not None:
+            doc["against"] = {"log": args.against, "summary": comparison.summary(),
+                              "changes": [c.describe() for c in ordered(comparison.changes)],
+                              "phantoms": [list(p) for p in comparison.phantoms]}
+        print(json.dumps(doc, indent=1))
     else:
         print(format_table(scores))
         print()
@@ -295,4 +316,79 @@ def run(args, recognizer=None) -> int:
             print(format_details(s))
             if sheets.get(s.name):
                 print(f"  sheet of what went wrong: {sheets[s.name]}")
+        if comparison is not None:
+            print()
+            print(format_comparison(comparison, args.against))
     return 0
+
+
+def ordered(changes):
+    """The changes for the worse first, each group in the order scored."""
+    return [c for c in changes if c.worse] + [c for c in changes if not c.worse]
+
+
+def format_comparison(comparison, against: str, top: int = 40) -> str:
+    lines = [f"against {against}: {comparison.summary()}"]
+    changes = ordered(comparison.changes)
+    lines += [f"  {'worse' if c.worse else 'other'}: {c.describe()}" for c in changes[:top]]
+    if len(changes) > top:
+        lines.append(f"  ... and {len(changes) - top} more (--json lists them all)")
+    for set_name, image, before, after in comparison.phantoms[:top]:
+        lines.append(f"  phantoms: {set_name} {image}: {before} -> {after}")
+    return "\n".join(lines)
+
+
+def read_die_log(path: Path) -> list[dict]:
+    """The rows of a log written by --dice; a clear error for a missing or damaged one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiceReaderError(f"cannot read the die log {path}: {exc}") from None
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not {"set", "image", "kind", "label", "reading"} <= row.keys():
+                raise ValueError("not a die row")
+        except ValueError:
+            raise DiceReaderError(f"{path} line {n} is not a die row of `evaluate --dice`") from None
+        rows.append(row)
+    return rows
+
+
+class DieLog:
+    """The --dice file, written a set at a time. It is opened before any image is read, so that a path
+    that cannot be written fails at once; a write that fails later (a full disk) stops the log with a
+    message and costs the figures nothing."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(path, "w", encoding="utf-8")
+        except OSError as exc:
+            raise DiceReaderError(f"cannot write the die log {path}: {exc.strerror or exc}") from None
+
+    def write(self, rows: list[dict]) -> None:
+        if self.file is None:
+            return
+        try:
+            self.file.write("".join(json.dumps(r) + "\n" for r in rows))
+            self.file.flush()
+        except OSError as exc:
+            print(f"dice-reader evaluate: cannot write the die log {self.path} ({exc.strerror or exc}); "
+                  "it stops here (the figures are not affected)", file=sys.stderr)
+            self.stop()
+
+    def stop(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass
+        self.file = None
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.stop()

@@ -74,5 +74,5 @@ def test_two_dice_alike_in_one_image_are_each_compared_once():
 
 def test_a_change_says_what_was_read_before_and_after():
     (change,) = compare(rows_of(BEFORE), rows_of([refused("d6", BOX_A, 0.81), refused("d20", BOX_B)])).changes
-    assert change.describe() == ("frames/1.png: d6 4: d6 4 (0.97) [right] -> "
+    assert change.describe() == ("set frames/1.png: d6 4: d6 4 (0.97) [right] -> "
                                  "d6 refused: low confidence (0.81) [not-accepted]")

@@ -88,7 +88,7 @@ class Change:
         if label.get("state") == "cocked":
             what += " cocked"
         before = said(self.before) if self.before else "not in the older log"
-        return (f"{self.image}: {what}: {before} [{self.before['kind'] if self.before else '-'}] -> "
+        return (f"{self.set} {self.image}: {what}: {before} [{self.before['kind'] if self.before else '-'}] -> "
                 f"{said(self.after)} [{self.after['kind']}]")
 
 

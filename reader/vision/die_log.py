@@ -53,8 +53,8 @@ def _key(row: dict) -> tuple:
 
 
 def said(row: dict) -> str:
-    """What a row's reading says, in a few words: "d6 4 (0.97)", "refused: low confidence (0.81)",
-    "cocked (0.62)", "missed"."""
+    """What a row's reading says, in a few words: "d6 4 (0.97)", "d6 refused: low confidence (0.81)",
+    "d20 cocked (0.62)", "missed"."""
     r = row["reading"]
     if r is None:
         return "missed"

@@ -20,17 +20,18 @@ def refused(die, box, conf=0.7, why="low confidence"):
     return DieReading(die, Box(*box), Unreadable(why, conf))
 
 
-def rows_of(readings, labels=((("d6", 4, BOX_A)), ("d20", 17, BOX_B)), image="frames/1.png"):
+def rows_of(readings, labels=(("d6", 4, BOX_A), ("d20", 17, BOX_B)), image="frames/1.png"):
     labeled = [LabeledDie(d, v, b) for d, v, b in labels]
     return die_rows("set", [score_image(image, labeled, readings, 1.0)])
 
 
 BEFORE = [face("d6", 4, BOX_A), refused("d20", BOX_B)]
 
-# (before's readings, after's readings, [(image's die, worse)] of the changes, phantom counts moved)
+# (before's readings, after's readings, [(labeled die, for the worse)] of the changes, phantom counts moved)
 CASES = {
     "the same readings: nothing changed": (BEFORE, BEFORE, [], []),
-    "only a confidence moved: nothing changed": (BEFORE, [face("d6", 4, BOX_A, 0.91), refused("d20", BOX_B, 0.8)], [], []),
+    "only a confidence moved: nothing changed": (BEFORE, [face("d6", 4, BOX_A, 0.91), refused("d20", BOX_B, 0.8)],
+                                                 [], []),
     "a die no longer read: for the worse": (BEFORE, [refused("d6", BOX_A), refused("d20", BOX_B)], [("d6", True)], []),
     "a die read wrong anew: for the worse": (BEFORE, [face("d6", 5, BOX_A), refused("d20", BOX_B)], [("d6", True)], []),
     "a die read that was refused: a change, not worse": (BEFORE, [face("d6", 4, BOX_A), face("d20", 17, BOX_B)],
@@ -38,10 +39,12 @@ CASES = {
     "a die missed": (BEFORE, [face("d6", 4, BOX_A)], [("d20", False)], []),
     "refused as another die type: a change, not worse": (BEFORE, [face("d6", 4, BOX_A), refused("d12", BOX_B)],
                                                           [("d20", False)], []),
-    "refused, then called cocked: a change, not worse": (BEFORE, [face("d6", 4, BOX_A), DieReading("d20", Box(*BOX_B), Cocked(0.9))],
+    "refused, then called cocked: a change, not worse": (BEFORE, [face("d6", 4, BOX_A),
+                                                                  DieReading("d20", Box(*BOX_B), Cocked(0.9))],
                                                          [("d20", False)], []),
     "read wrong, then wrong otherwise: a change, not worse": ([face("d6", 5, BOX_A), refused("d20", BOX_B)],
-                                                              [face("d6", 6, BOX_A), refused("d20", BOX_B)], [("d6", False)], []),
+                                                              [face("d6", 6, BOX_A), refused("d20", BOX_B)],
+                                                              [("d6", False)], []),
     "a phantom given a value: counted for its image": (BEFORE, BEFORE + [face("d6", 1, (200.0, 200.0, 230.0, 230.0))],
                                                        [], [("set", "frames/1.png", 0, 1)]),
 }

@@ -283,10 +283,12 @@ def run(args, recognizer=None) -> int:
         results = evaluate_images(images, recognizer, Progress(label, len(images)), views, args.shift)
         score = summarise(label, results)
         scores.append(score)
-        these = die_rows(name, results, str(folder))
-        rows += these
-        if log is not None:
-            log.write(these)
+        if log is not None or earlier is not None:
+            these = die_rows(name, results, str(folder))
+            if log is not None:
+                log.write(these)
+            if earlier is not None:  # held only to compare
+                rows += these
         if not args.no_sheet:
             try:
                 out = write_sheet(results, sheet_path(args, name.replace("/", "-"), several), title=label)
@@ -380,15 +382,14 @@ class DieLog:
         except OSError as exc:
             print(f"dice-reader evaluate: cannot write the die log {self.path} ({exc.strerror or exc}); "
                   "it stops here (the figures are not affected)", file=sys.stderr)
-            self.stop()
+            self.close()
 
-    def stop(self) -> None:
+    def close(self) -> None:
+        """Close the file, once; a full disk may fail this too, and the figures still stand."""
+        if self.file is None:
+            return
         try:
             self.file.close()
         except OSError:
             pass
         self.file = None
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.stop()

@@ -37,7 +37,7 @@ def take_whole(readings: list[DieReading], big: Box, whole: DieReading | None) -
     is an accepted face at SURE or more; else the readings as they were."""
     if whole is None or not isinstance(whole.outcome, Face) or whole.confidence < SURE:
         return readings
-    return [r for r in readings if not (holds(big, r.box) or part_of(r.box, big))] + [whole]
+    return [r for r in readings if not _on(big, r)] + [whole]
 
 
 def read_as_one(readings: list[DieReading]) -> list[DieReading]:
@@ -48,10 +48,15 @@ def read_as_one(readings: list[DieReading]) -> list[DieReading]:
 def mend_pips(readings: list[DieReading], big: Box, whole: DieReading | None) -> list[DieReading]:
     """take_whole for a find of the half-size look around a D6 read 1: only where every accepted
     reading on it is such a 1 and `whole` is not a D6's 1 itself; else the readings as they were."""
-    on_it = [r for r in readings if holds(big, r.box) or part_of(r.box, big)]
+    on_it = [r for r in readings if _on(big, r)]
     if whole is None or _one(whole) or any(isinstance(r.outcome, Face) and not _one(r) for r in on_it):
         return readings
     return take_whole(readings, big, whole)
+
+
+def _on(big: Box, r: DieReading) -> bool:
+    """Is `r` on the die boxed by `big`: one the half-size look's die would replace, or a piece at its edge?"""
+    return holds(big, r.box) or part_of(r.box, big)
 
 
 def _one(r: DieReading) -> bool:

@@ -196,7 +196,7 @@ class DiceDetector:
         dets, heat, small = self._look(bgr, long_side)
         if large_long:
             half, big_heat, _ = self._look(bgr, large_long, finer=small)
-            big = [d for d in half if d.score >= LARGE_SCORE and Box(*d.box).side * big_heat.scale >= LARGE_MIN]
+            big = [d for d in half if _large_find(d, big_heat.scale)]
             dets = merge_large(dets, big)
             heat = replace(heat, half=tuple(half))
         long_px, size = max(bgr.shape[:2]), long_side
@@ -220,8 +220,14 @@ class DiceDetector:
         whole with its dice: nell's holdout in a canvas three times its side). `finer`: the frame
         as the first look saw it, shrunk on from there (0.4 ms from 640 px, 1.1 from 1280)."""
         big, heat, _ = self._look(bgr, long_side, finer=finer)
-        return sorted((d for d in big if d.score >= LARGE_SCORE and Box(*d.box).side * heat.scale >= LARGE_MIN
-                       and not _swallows(Box(*d.box), boxes)), key=lambda d: -d.score)
+        return sorted((d for d in big if _large_find(d, heat.scale) and not _swallows(Box(*d.box), boxes)),
+                      key=lambda d: -d.score)
+
+
+def _large_find(d: Detection, scale: float) -> bool:
+    """A coarser look's find kept as a die: LARGE_SCORE or more, and LARGE_MIN px or more at its size
+    (`scale`: the look's px per image px)."""
+    return d.score >= LARGE_SCORE and Box(*d.box).side * scale >= LARGE_MIN
 
 
 def around(heat: Heat, boxes: list[Box]) -> list[Detection]:

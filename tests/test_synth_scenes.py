@@ -82,6 +82,24 @@ def test_cocked_crop_leans_on_a_wall_or_a_die():
         assert scene["walls"] or len(scene["dice"]) > 1
 
 
+def test_a_photo_of_one_die_shows_it_alone_in_the_scene_drawn_with_neighbours():
+    # benchmarks/single_die_angles.py: a photo of one die is read as such (`read --single`); the die,
+    # walls, lights and camera stay those of the same draw with neighbours
+    alone_seen = 0
+    for i in range(12):
+        cocked = i % 3 == 0
+        kw = dict(die="d10", cocked=cocked, off_vertical=40.0)
+        full = crop_scene(np.random.default_rng([24, i]), **kw)
+        alone = crop_scene(np.random.default_rng([24, i]), neighbours=False, **kw)
+        assert alone["camera"] == full["camera"] and alone["walls"] == full["walls"]
+        assert alone["dice"][0] == full["dice"][0] and alone["labels"][0] == full["labels"][0]
+        # a cocked die keeps what it leans on: a wall, or the die drawn right after it
+        assert len(alone["dice"]) <= (2 if cocked else 1)
+        assert alone["dice"] == full["dice"][:len(alone["dice"])]
+        alone_seen += len(full["dice"]) > len(alone["dice"])
+    assert alone_seen >= 4, "the draws had neighbours to leave out"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_tray_dice_rest_on_the_table_without_overlapping(seed):
     scene = tray_scene(np.random.default_rng(seed), width=960, height=540, n_dice=10)

@@ -99,12 +99,13 @@ CLEAR_SHARE = 0.5
 def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
               glyphs: str = "base", lean: bool = False, light: str = "base",
-              bodies: str = "base", numbers: str = "base") -> tuple[np.ndarray, dict, dict]:
+              bodies: str = "base", numbers: str = "base", neighbours: bool = True) -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
-    the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop."""
+    the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop. `neighbours`
+    False: the main die alone (layouts.crop_scene), as in a photo of one die."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
@@ -114,9 +115,9 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         pick = np.random.default_rng([seed, index, 11])
         off = float(pick.uniform(0.0, LEAN_MAX_OFF))
         scene = crop_scene(rng, size=size, classes=MIXES[mix], off_vertical=off,
-                           cocked=bool(pick.random() < LEAN_COCKED_SHARE))
+                           cocked=bool(pick.random() < LEAN_COCKED_SHARE), neighbours=neighbours)
     else:
-        scene = crop_scene(rng, size=size, classes=MIXES[mix])
+        scene = crop_scene(rng, size=size, classes=MIXES[mix], neighbours=neighbours)
     if glyphs == "varied":
         vary_glyphs(scene, np.random.default_rng([seed, index, 7]))
     if glyphs == "thin":

@@ -82,9 +82,13 @@ def _lean_azimuth(d_die: str) -> float:
 
 
 def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None = None,
-               cocked: bool | None = None, classes=CROP_CLASSES, off_vertical: float | None = None) -> dict:
+               cocked: bool | None = None, classes=CROP_CLASSES, off_vertical: float | None = None,
+               neighbours: bool = True) -> dict:
     """One main die near the centre filling 35-75% of the crop, maybe neighbours and a wall.
-    `off_vertical` fixes the camera's angle from vertical (probes); otherwise it is drawn, 0-35."""
+    `off_vertical` fixes the camera's angle from vertical (probes); otherwise it is drawn, 0-35.
+    `neighbours` False: the main die alone, as in a photo of one die (a cocked one keeps what it leans
+    on); the neighbours are drawn and placed all the same, so the die, walls, lights and camera are
+    those of the scene with them."""
     if die is None:
         die, style = pick_class(rng, classes)
     if cocked is None:
@@ -100,6 +104,7 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
         _lean(rng, main, az, surface, walls, dice)
     r_main = sc.die_radius_xy(main)
     # neighbours just around the crop's edges
+    placed = list(dice)
     for _ in range(int(rng.choice([0, 1, 2, 3, 4], p=[0.35, 0.25, 0.2, 0.12, 0.08]))):
         other = sc.make_die(rng, str(rng.choice(RANDOM_DICE)), cocked=bool(rng.random() < 0.05))
         ro = sc.die_radius_xy(other)
@@ -107,9 +112,11 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
             a = rng.uniform(0, 2 * np.pi)
             dist = r_main + ro + rng.uniform(0.0, 1.6) * r_main
             p = np.array([np.cos(a), np.sin(a)]) * dist
-            if all(np.linalg.norm(p - np.array(o["t"][:2])) > ro + sc.die_radius_xy(o) * 0.95 for o in dice):
+            if all(np.linalg.norm(p - np.array(o["t"][:2])) > ro + sc.die_radius_xy(o) * 0.95 for o in placed):
                 other["t"][0], other["t"][1] = float(p[0]), float(p[1])
-                dice.append(other)
+                placed.append(other)
+                if neighbours:
+                    dice.append(other)
                 break
     if not walls and rng.random() < 0.25:
         a = int(rng.integers(4))

@@ -62,7 +62,7 @@ def test_models_are_committed_with_their_metadata(recognizer):
     assert total < 30e6
 
 
-@pytest.mark.xfail(strict=True, reason="known failure of the committed reader: 6 of 110 cocked "
+@pytest.mark.xfail(strict=True, reason="known failure of the committed reader: 5 of 110 cocked "
                    "rendered dice get a value (models/reader.md); remove this mark when fixed")
 def test_a_cocked_die_is_never_given_a_value(stills_score):
     assert stills_score.cocked_given_value == 0

@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
-from reader.vision import above, close_dice, reread, wider
+from reader.vision import above, close_dice, lean_guard, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat, around
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
@@ -133,6 +133,9 @@ class Recognizer:
         # the look reader.vision.above asks whether such a D20 is seen from straight above and flat; None:
         # the lean look
         self.above_look = above_look
+        # with no camera described, a valued die that alone of its frame's looks leaning, and still does
+        # under the camera guessed from the frame's dice, is refused as cocked (reader.vision.lean_guard)
+        self.lean_guard = True
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -225,6 +228,8 @@ class Recognizer:
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
+        if not looks and self.view is None and self.lean is not None and self.lean_guard:
+            readings = lean_guard.refuse_leaning(self.lean, image, readings)
         readings.sort(key=_reading_order)
         return readings
 

@@ -25,8 +25,8 @@ Chosen on rendered stills of seeds no figure below uses (session 73: the install
 refused, alike for the others' median under 0.2, 0.3 or 0.5 (0.2 asks least), REFUSE_AT 0.97 or 0.98
 (0.95 refuses 2 read right), and the guess from 6 dice or from all (6 costs less). Without the others'
 condition the guess alone at 0.98 refused 2 read right on the test stills and was asked in most
-frames of `dice-reader bench`; straight-down set-ups alone (no guess of a lean) refused 8 read right,
-2 of them matteo's.
+frames of `dice-reader bench`; straight-down set-ups alone (no guess of a lean) refused 6 read right on
+the test sets, 2 of them matteo's, and 4 on those renders.
 
 Measured (session 73, models/reader.md; right / accepted wrong / cocked valued, no camera described):
 the installed camera's stills (seed 8) 765 / 2 / 11 of 116 -> 765 / 2 / 7; fixtures/stills 412 / 3 / 6 of

@@ -99,7 +99,12 @@ def test_the_guess_rests_on_the_asked_die_and_the_dice_at_the_frame_edges():
     lean = Lean({box(x): (0.99 if x == 600 else 0.01) for x in xs}, {box(600): 0.99})
     seen = []
     under = lean.p_leaning_under
-    lean.p_leaning_under = lambda image, boxes, views: (seen.append(list(boxes)), under(image, boxes, views))[1]
+
+    def recorded(image, boxes, views):
+        seen.append(list(boxes))
+        return under(image, boxes, views)
+
+    lean.p_leaning_under = recorded
     out = lean_guard.refuse_leaning(lean, FRAME, readings)
     assert isinstance(out[0].outcome, Cocked)
     assert seen == [[box(600), box(100), box(300), box(900), box(400), box(800)]]

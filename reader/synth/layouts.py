@@ -112,7 +112,8 @@ def crop_scene(rng, size: int = 128, die: str | None = None, style: str | None =
             a = rng.uniform(0, 2 * np.pi)
             dist = r_main + ro + rng.uniform(0.0, 1.6) * r_main
             p = np.array([np.cos(a), np.sin(a)]) * dist
-            if all(np.linalg.norm(p - np.array(o["t"][:2])) > ro + sc.die_radius_xy(o) * 0.95 for o in placed):
+            if all(np.linalg.norm(p - np.array(o["t"][:2])) > ro + sc.die_radius_xy(o) * 0.95
+                   for o in placed):
                 other["t"][0], other["t"][1] = float(p[0]), float(p[1])
                 placed.append(other)
                 if neighbours:

@@ -14,11 +14,12 @@ middle (90 degrees wide), finds it leaning at `ASK_FROM` or more while the frame
 (two or more) look flat to it (their median p(leaning) under `OTHERS_FLAT_BELOW`): the camera is then
 near straight down, and one die looking so unlike the rest is what a cocked die does. It is refused
 where it still leans at `REFUSE_AT` under the camera guessed (camera_guess's 87 set-ups) from it and
-the frame's other dice farthest from the frame's middle, `GUESS_DICE` in all: a camera's lean shows most at the
-frame's edges, and the guess costs the lean look on each of its dice turned toward every set-up's foot
-(about 9 ms a die on 2 cores). Where the other dice look leaning too, the camera leans, a side face
-shows on every die, and nothing is asked: a guess alone let through too much (desk-d6-matteo's flat
-dice under its oblique webcam reach p(leaning) 0.97 under their frames' guesses).
+the frame's other dice farthest from the frame's middle, `GUESS_DICE` in all: a camera's lean shows
+most at the frame's edges, and the guess costs the lean look on each of its dice turned toward every
+set-up's foot (about 9 ms a die on 2 cores). Where the other dice look leaning too, the camera leans,
+a side face shows on every die, and nothing is asked: a guess alone let through too much
+(desk-d6-matteo's flat dice under its oblique webcam reach p(leaning) 0.97 under their frames'
+guesses).
 
 Chosen on rendered stills of seeds no figure below uses (session 73: the installed camera's seed 9, the
 640x360 stills of seed 10): their cocked dice valued 14 -> 7 of 117 and 10 -> 8 of 105, none read right
@@ -33,8 +34,8 @@ the installed camera's stills (seed 8) 765 / 2 / 11 of 116 -> 765 / 2 / 7; fixtu
 110 -> 412 / 3 / 5; the 1280x720 stills (seed 7) 596 / 8 / 10 either way; nell, bartek and matteo's
 holdouts and real D20 pasted into the real trays read as before, die for die. With `--guess-camera`
 the installed stills 904 / 3 / 5 -> 904 / 3 / 4, fixtures/stills 451 / 1 / 3 either way. Asked in one
-frame of twenty or so of those sets; such a frame of ten dice takes some 50 ms more. It only ever takes a value
-away.
+frame of twenty or so of those sets; such a frame of ten dice takes some 50 ms more. It only ever
+takes a value away.
 
 Pure computation on an image array: the caller gives the lean look.
 """
@@ -84,8 +85,13 @@ def refuse_leaning(lean, image: np.ndarray, readings: Sequence[DieReading]) -> l
     if not ask:
         return out
     h, w = image.shape[:2]
-    others = sorted((i for i, r in enumerate(readings) if r.die != "d4" and i not in ask),
-                    key=lambda i: -np.hypot(readings[i].box.center[0] - w / 2, readings[i].box.center[1] - h / 2))
+
+    def from_middle(i: int) -> float:
+        x, y = readings[i].box.center
+        return float(np.hypot(x - w / 2, y - h / 2))
+
+    others = sorted((i for i, r in enumerate(readings) if r.die != "d4" and i not in ask), key=from_middle,
+                    reverse=True)
     dice = [tuple(readings[i].box) for i in ask + others[:max(0, GUESS_DICE - len(ask))]]
     guess = guess_camera(lambda views: lean.p_leaning_under(image, dice, views), len(dice))
     if guess is None:

@@ -46,15 +46,12 @@ def band_of(deg: float) -> str:
 def outcome(result) -> str:
     """What one photo came to: flat dice 'right', 'wrong' (a value, wrong or of another type) or
     'refused'; cocked dice 'cocked valued' or 'cocked refused'."""
-    labeled = [d for d in result.dice if d.label is not None]
-    die = labeled[0]
-    valued = die.reading is not None and die.reading.value is not None
+    die = next(d for d in result.dice if d.label is not None)  # scored as `evaluate` scores it
     if die.label.state == "cocked":
-        return "cocked valued" if valued else "cocked refused"
-    if not valued:
+        return "cocked valued" if die.cocked_given_value else "cocked refused"
+    if not die.accepted:
         return "refused"
-    right = (die.reading.die, die.reading.value) == (die.label.die, die.label.value)
-    return "right" if right else "wrong"
+    return "right" if die.right else "wrong"
 
 
 def render_set(out: Path, die: str, count: int, seed: int) -> dict[str, float]:

@@ -228,7 +228,7 @@ class Recognizer:
         readings = self._refuse_unlike_wider(image, readings, looks)
         readings = self._judge_with_the_camera(image, readings, looks, leaned)
         readings = merge_read_twice(readings)
-        if not looks and self.view is None and self.lean is not None and self.lean_guard:
+        if self.view is None and self.lean is not None and self.lean_guard:  # no camera: no looks either
             readings = lean_guard.refuse_leaning(self.lean, image, readings)
         readings.sort(key=_reading_order)
         return readings

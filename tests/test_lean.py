@@ -237,6 +237,8 @@ def test_under_many_set_ups_the_head_apart_gives_what_the_whole_look_gives(commi
                      turn_step=0.001)
     want = np.stack([committed_lean.p_leaning(img, BOXES, v) for v in GUESSED])
     assert np.allclose(exact.p_leaning_under(img, BOXES, GUESSED), want, rtol=0.02, atol=1e-6)
+    # ... and so does the look told the step for one call (the lean guard's coarser guess asks its own)
+    assert np.allclose(committed_lean.p_leaning_under(img, BOXES, GUESSED, turn_step=0.001), want, rtol=0.02, atol=1e-6)
     # at the run-time step each crop is turned to the nearest 10 degrees: near, not the same
     assert committed_lean.p_leaning_under(img, BOXES, GUESSED).shape == (3, 3)
 

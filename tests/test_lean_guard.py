@@ -16,7 +16,6 @@ import pytest
 
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision import lean_guard
-from reader.vision.camera_guess import set_ups
 from reader.vision.recognizer import Recognizer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -40,7 +39,7 @@ def test_a_die_is_asked_only_where_it_alone_looks_leaning(name):
     assert lean_guard.asked(p) == want
 
 
-GUESSED = set_ups()[10]  # a leaning set-up: the stand-in's frames are likeliest flat under it
+GUESSED = lean_guard.CHOICES[10]  # a leaning set-up: the stand-in's frames are likeliest flat under it
 
 
 class Lean:
@@ -56,7 +55,7 @@ class Lean:
         assert view == GUESSED
         return np.array([self.guessed[tuple(b)] for b in boxes])
 
-    def p_leaning_under(self, image, boxes, views):
+    def p_leaning_under(self, image, boxes, views, turn_step=None):
         self.guessed_asked += 1
         return np.array([[0.01 if v == GUESSED else 0.9] * len(boxes) for v in views])
 
@@ -92,22 +91,22 @@ def test_a_frame_of_dice_all_looking_leaning_is_not_guessed():
 
 
 def test_the_guess_rests_on_the_asked_die_and_the_dice_at_the_frame_edges():
-    # the guess costs the lean look per die (about 9 ms on 2 cores): a ten-dice frame guesses from six,
-    # the edges' dice showing a camera's lean most
+    # the guess costs the lean look per die and turn: a ten-dice frame guesses from four, the edges' dice
+    # showing a camera's lean most, under the guard's own set-ups (one field of view) and coarser turns
     xs = [600, 620, 640, 500, 700, 400, 800, 300, 900, 100]  # the frame's middle is x 640 (FRAME 1280 wide)
     readings = [die(x) for x in xs]
     lean = Lean({box(x): (0.99 if x == 600 else 0.01) for x in xs}, {box(600): 0.99})
     seen = []
     under = lean.p_leaning_under
 
-    def recorded(image, boxes, views):
-        seen.append(list(boxes))
-        return under(image, boxes, views)
+    def recorded(image, boxes, views, turn_step=None):
+        seen.append((list(boxes), tuple(views), turn_step))
+        return under(image, boxes, views, turn_step)
 
     lean.p_leaning_under = recorded
     out = lean_guard.refuse_leaning(lean, FRAME, readings)
     assert isinstance(out[0].outcome, Cocked)
-    assert seen == [[box(600), box(100), box(300), box(900), box(400), box(800)]]
+    assert seen == [([box(600), box(100), box(300), box(900)], lean_guard.CHOICES, lean_guard.GUESS_TURN_STEP)]
 
 
 def test_under_three_valued_dice_nothing_is_asked():

@@ -88,14 +88,15 @@ class LeanLook:
         logits = self.model.run(to_tensor(crops), np.array(slants, np.float32).reshape(-1, 1))[0]
         return softmax(logits)[:, 1]
 
-    def p_leaning_under(self, image: np.ndarray, boxes: list, views) -> np.ndarray:
+    def p_leaning_under(self, image: np.ndarray, boxes: list, views, turn_step: float | None = None) -> np.ndarray:
         """p(leaning) of the dice in `boxes` under each of `views`: len(views) x len(boxes).
 
         Why not p_leaning once per view: a camera guess (reader.vision.camera_guess) asks 87 set-ups,
         and the look's cost is its features. With its head apart, each die's crop is turned to the
         nearest `turn_step` toward each set-up's foot, each such crop run once for its features, and
         the head (a few thousand multiplications) told each set-up's slant: a die turned 14 ways
-        instead of 87 (a 1280x720 frame, steps of 10 degrees)."""
+        instead of 87 (a 1280x720 frame, steps of 10 degrees). `turn_step`: another step than the
+        look's own (reader.vision.lean_guard's coarser guess)."""
         if not boxes:
             return np.zeros((len(views), 0))
         if self.head is None:
@@ -104,10 +105,11 @@ class LeanLook:
         centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
         turns = np.array([[v.turn_to_foot(cx, cy, w, h) for cx, cy in centres] for v in views])
         slants = np.array([[v.slant(cx, cy, w, h) for cx, cy in centres] for v in views], np.float32)
-        steps = np.round(turns / self.turn_step).astype(int) % round(360 / self.turn_step)
+        step = float(turn_step) if turn_step is not None else self.turn_step
+        steps = np.round(turns / step).astype(int) % round(360 / step)
         pairs = sorted({(i, int(k)) for i in range(len(boxes)) for k in steps[:, i]})
         row = {pair: n for n, pair in enumerate(pairs)}
-        crops = [crop_die(image, boxes[i], k * self.turn_step, self.per_side) for i, k in pairs]
+        crops = [crop_die(image, boxes[i], k * step, self.per_side) for i, k in pairs]
         features = np.concatenate([
             self.model.run(to_tensor(part), np.zeros((len(part), 1), np.float32))[1]
             for part in (crops[at:at + TURNS_A_RUN] for at in range(0, len(crops), TURNS_A_RUN))])

@@ -13,10 +13,13 @@ Which dice: a valued die is asked where the lean look, told the camera is straig
 middle (90 degrees wide), finds it leaning at `ASK_FROM` or more while the frame's other valued dice
 (two or more) look flat to it (their median p(leaning) under `OTHERS_FLAT_BELOW`): the camera is then
 near straight down, and one die looking so unlike the rest is what a cocked die does. It is refused
-where it still leans at `REFUSE_AT` under the camera guessed (camera_guess's 87 set-ups) from it and
-the frame's other dice farthest from the frame's middle, `GUESS_DICE` in all: a camera's lean shows
-most at the frame's edges, and the guess costs the lean look on each of its dice turned toward every
-set-up's foot (about 9 ms a die on 2 cores). Where the other dice look leaning too, the camera leans,
+where it still leans at `REFUSE_AT` under the camera guessed from it and the frame's other dice
+farthest from the frame's middle, `GUESS_DICE` in all: a camera's lean shows most at the frame's
+edges, and the guess costs the lean look on each of its dice turned toward every set-up's foot. The
+guess chooses from camera_guess's set-ups of one field of view (`CHOICES`: 75 degrees, straight down
+or leaning 5-35 degrees toward any side, 29 set-ups), each die's crop turned to the nearest
+`GUESS_TURN_STEP` degrees: some 18 ms a frame on 2 cores where camera_guess's own 87 set-ups, six dice
+and 10-degree turns took 46 (session 74). Where the other dice look leaning too, the camera leans,
 a side face shows on every die, and nothing is asked: a guess alone let through too much
 (desk-d6-matteo's flat dice under its oblique webcam reach p(leaning) 0.97 under their frames'
 guesses).
@@ -27,16 +30,21 @@ refused, alike for the others' median under 0.2, 0.3 or 0.5 (0.2 asks least), RE
 (0.95 refuses 2 read right), and the guess from 6 dice or from all (6 costs less). Without the others'
 condition the guess alone at 0.98 refused 2 read right on the test stills and was asked in most
 frames of `dice-reader bench`; straight-down set-ups alone (no guess of a lean) refused 6 read right on
-the test sets, 2 of them matteo's, and 4 on those renders.
+the test sets, 2 of them matteo's, and 4 on those renders. The cheaper guess (session 74, the same
+renders): 8 and 7 cocked valued (15, as the 87 set-ups' 7 and 8), none read right refused; of the
+others tried there, one field of view alone 6 and 7 (37 ms), with four dice 7 and 7 (26 ms, but one of
+matteo's read right refused), with 20-degree turns 7 and 7 (24 ms); four dice or 20-degree turns alone
+(with the three fields) 8-10 and 7-8.
 
-Measured (session 73, models/reader.md; right / accepted wrong / cocked valued, no camera described):
+Measured (session 73, models/reader.md; right / accepted wrong / cocked valued, no camera described;
+the cheaper guess of session 74 reads each set as the 87 set-ups did, die for die where noted):
 the installed camera's stills (seed 8) 765 / 2 / 11 of 116 -> 765 / 2 / 7; fixtures/stills 412 / 3 / 6 of
 110 -> 412 / 3 / 5; the 1280x720 stills (seed 7) 596 / 8 / 10 either way; nell, bartek and matteo's
 holdouts and real D20 pasted into the real trays read as before, die for die (as other cameras take
 them, benchmarks/other_cameras.py: one of 10,950 read right refused). With `--guess-camera`
 the installed stills 904 / 3 / 5 -> 904 / 3 / 4, fixtures/stills 451 / 1 / 3 either way. Asked in one
-frame of twenty or so of those sets; such a frame of ten dice takes some 50 ms more. It only ever
-takes a value away.
+frame of twenty or so of those sets (3 of 100 frames of ten dice of `dice-reader bench`, twenty seeds);
+such a frame of ten dice takes some 20 ms more. It only ever takes a value away.
 
 Pure computation on an image array: the caller gives the lean look.
 """
@@ -49,7 +57,7 @@ from dataclasses import replace
 import numpy as np
 
 from reader.reading import Cocked, DieReading
-from reader.vision.camera_guess import MIN_DICE, guess_camera
+from reader.vision.camera_guess import MIN_DICE, guess_camera, set_ups
 from reader.vision.viewing import CameraView
 
 # p(leaning) under the camera straight above at which a valued die is asked
@@ -60,7 +68,11 @@ ASKED_UNDER = CameraView(hfov=90.0)
 # p(leaning) under the guessed camera at which an asked die is refused as cocked
 REFUSE_AT = 0.98
 # the dice the guess rests on: the asked ones and the others farthest from the frame's middle
-GUESS_DICE = 6
+GUESS_DICE = 4
+# the set-ups it chooses from: camera_guess's, of one field of view (75 degrees) ...
+CHOICES = set_ups(fields=(75.0,))
+# ... each die's crop turned to the nearest this many degrees toward each set-up's foot
+GUESS_TURN_STEP = 20.0
 
 
 def asked(p_straight: Sequence[float]) -> list[int]:
@@ -94,7 +106,7 @@ def refuse_leaning(lean, image: np.ndarray, readings: Sequence[DieReading]) -> l
     others = sorted((i for i, r in enumerate(readings) if r.die != "d4" and i not in ask), key=from_middle,
                     reverse=True)
     dice = [tuple(readings[i].box) for i in ask + others[:max(0, GUESS_DICE - len(ask))]]
-    guess = guess_camera(lambda views: lean.p_leaning_under(image, dice, views), len(dice))
+    guess = guess_camera(lambda views: lean.p_leaning_under(image, dice, views, GUESS_TURN_STEP), len(dice), CHOICES)
     if guess is None:
         return out
     p = lean.p_leaning(image, [tuple(readings[i].box) for i in ask], guess.view)

@@ -16,10 +16,12 @@ class CountingRecognizer:
 
     def __init__(self):
         self.shapes = []
+        self.frames = set()
         self.view = None
 
     def read_frame(self, bgr):
         self.shapes.append(bgr.shape)
+        self.frames.add(bgr.tobytes())
         return []
 
 
@@ -55,14 +57,17 @@ def test_drawn_die_shows_its_pips():
 
 def test_bench_prints_a_row_per_dice_count_and_peak_memory(capsys):
     rec = CountingRecognizer()
-    args = build_parser().parse_args(["bench", "--runs", "3", "--warmup", "1", "--source", "drawn",
+    args = build_parser().parse_args(["bench", "--runs", "6", "--warmup", "1", "--source", "drawn",
                                       "--dice", "1,4,10", "--json"])
     assert bench.run(args, recognizer=rec) == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["dice"] for r in out["rows"]] == [1, 4, 10]
-    assert all(r["runs"] == 3 and r["ms_p95"] >= r["ms_p50"] >= 0 for r in out["rows"])
+    assert all(r["runs"] == 6 and r["ms_p95"] >= r["ms_p50"] >= 0 for r in out["rows"])
     assert out["peak_rss_mb"] > 10 and out["frame"] == "1280x720"
-    assert rec.shapes == [(720, 1280, 3)] * 12  # (1 warm-up + 3 timed) x 3 rows
+    assert rec.shapes == [(720, 1280, 3)] * 21  # (1 warm-up + 6 timed) x 3 rows
+    # every frame read is a layout of its own: a costly one read over and over would weigh in the mean
+    assert len(rec.frames) == 21
+    assert all(r["ms_max"] >= r["ms_p95"] for r in out["rows"])
 
 
 @pytest.mark.parametrize("options, camera, guess", [

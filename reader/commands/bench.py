@@ -22,7 +22,8 @@ from reader.errors import DiceReaderError
 
 HELP = (
     "Time the recognizer on composed 1280x720 tray frames with 1, 4 and 10 dice: ms per frame "
-    "(mean, p50, p95 after warm-up) and peak memory (RSS high-water mark)."
+    "(mean, p50, p95 and slowest after warm-up, each frame a layout of its own) and peak memory "
+    "(RSS high-water mark)."
 )
 
 FRAME_W, FRAME_H = 1280, 720
@@ -209,6 +210,13 @@ def die_images(source: str, limit: int = 60, rng=None):
 # --- frames -------------------------------------------------------------------------------------
 
 
+# Empty trays made per row (as many as the row's frames were until session 74), each frame's dice pasted
+# anew on one of them: a tray is made in float arrays several times a frame's size, and a tray made for
+# every frame, between the reads, grew the process's heap measured as the recognizer's (peak 388 -> 402
+# MB at the default rows).
+TRAYS = 5
+
+
 def background(rng):
     """A felt-like tray: one colour, low-frequency shading and fine noise."""
     import cv2
@@ -241,16 +249,17 @@ def _paste(frame, crop, x: int, y: int) -> None:
     frame[y:y + h, x:x + w] = out.astype(np.uint8)
 
 
-def compose_frame(crops, n: int, rng, die_px=(40, 140)):
+def compose_frame(crops, n: int, rng, die_px=(40, 140), tray=None):
     """A 1280x720 frame with `n` dice pasted without overlap; returns (frame, boxes).
 
-    Each die keeps about its own size (+-10%), kept within `die_px` (long side, pixels)."""
+    Each die keeps about its own size (+-10%), kept within `die_px` (long side, pixels). `tray`: the
+    empty tray to paste them on (a copy is taken), else a new one (`background`)."""
     import cv2
     import numpy as np
 
     if not 0 <= n <= 24:
         raise DiceReaderError(f"{n} dice per frame: choose 0 to 24")
-    frame = background(rng)
+    frame = background(rng) if tray is None else tray.copy()
     cols, rows = 6, 4  # cells of 213x180 px, one die per cell
     cw, ch = FRAME_W // cols, FRAME_H // rows
     cells = rng.permutation(cols * rows)[:n]
@@ -280,12 +289,21 @@ def peak_rss_mb() -> float:
 
 
 def time_frames(recognizer, frames, runs: int, warmup: int):
-    """ms per read_frame call over `runs` calls cycling through `frames`, after `warmup` calls."""
-    for i in range(warmup):
-        recognizer.read_frame(frames[i % len(frames)])
+    """ms per read_frame call over `runs` frames, each given by one of `frames` (callables, warm-up ones
+    first) before its call (outside the time), after `warmup` such frames read untimed.
+
+    Why a frame of its own each call: what a frame costs depends on what it shows (a die that alone
+    of its frame looks leaning has the camera guessed from the frame's dice, reader.vision.lean_guard:
+    46 ms more until session 74, 18 since), and five frames read six times over each (the bench until
+    session 74) made the mean that of five layouts: the default seed's `--dice 10` had two of its
+    five frames asking the guard, where 3 of 100 frames of twenty other seeds did."""
+    if len(frames) < warmup + runs:
+        raise DiceReaderError(f"{len(frames)} frames for {warmup} warm-up and {runs} timed reads")
+    for give in frames[:warmup]:
+        recognizer.read_frame(give())
     times, found = [], []
-    for i in range(runs):
-        frame = frames[i % len(frames)]
+    for give in frames[warmup:warmup + runs]:
+        frame = give()
         t0 = time.perf_counter()
         readings = recognizer.read_frame(frame)
         times.append((time.perf_counter() - t0) * 1000)
@@ -320,10 +338,12 @@ def run(args, recognizer=None) -> int:
     rss_loaded = peak_rss_mb()
     rows = []
     for n in counts:
-        frames = [compose_frame(crops, n, rng)[0] for _ in range(5)]
-        times, found = time_frames(recognizer, frames, args.runs, args.warmup)
+        trays = [background(rng) for _ in range(TRAYS)]
+        layouts = [lambda k=k: compose_frame(crops, n, rng, tray=trays[k % TRAYS])[0]
+                   for k in range(args.warmup + args.runs)]
+        times, found = time_frames(recognizer, layouts, args.runs, args.warmup)
         rows.append({"dice": n, "runs": args.runs, "ms_mean": sum(times) / len(times),
-                     "ms_p50": percentile(times, 50), "ms_p95": percentile(times, 95),
+                     "ms_p50": percentile(times, 50), "ms_p95": percentile(times, 95), "ms_max": max(times),
                      "found_mean": sum(found) / len(found)})
     result = {
         "frame": f"{FRAME_W}x{FRAME_H}", "dice_from": where, "cpus": os.cpu_count(),
@@ -335,12 +355,12 @@ def run(args, recognizer=None) -> int:
         print(json.dumps(result, indent=1))
         return 0
     print(f"frames {FRAME_W}x{FRAME_H}, dice from {where}, {os.cpu_count()} CPUs, "
-          f"{args.warmup} warm-up + {args.runs} timed frames per row; models loaded in "
+          f"{args.warmup} warm-up + {args.runs} timed frames per row, each a layout of its own; models loaded in "
           f"{load_ms:.0f} ms" + (f"; {view.describe()}" if view is not None else "")
           + ("; the camera guessed from the dice of each frame that leaves a die refused" if guess else ""))
-    print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'found/frame':>11}")
+    print(f"{'dice':>4}  {'mean ms':>8}  {'p50 ms':>8}  {'p95 ms':>8}  {'max ms':>8}  {'found/frame':>11}")
     for r in rows:
-        print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  "
+        print(f"{r['dice']:>4}  {r['ms_mean']:>8.1f}  {r['ms_p50']:>8.1f}  {r['ms_p95']:>8.1f}  {r['ms_max']:>8.1f}  "
               f"{r['found_mean']:>11.1f}")
     print(f"peak memory (RSS high-water): {result['peak_rss_mb']:.0f} MB "
           f"({rss_start:.0f} MB before loading the models, {rss_loaded:.0f} MB after)")

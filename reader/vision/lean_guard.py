@@ -36,12 +36,12 @@ others tried there, one field of view alone 6 and 7 (37 ms), with four dice 7 an
 matteo's read right refused), with 20-degree turns 7 and 7 (24 ms); four dice or 20-degree turns alone
 (with the three fields) 8-10 and 7-8.
 
-Measured (session 73, models/reader.md; right / accepted wrong / cocked valued, no camera described;
-the cheaper guess of session 74 reads each set as the 87 set-ups did, die for die where noted):
+Measured (sessions 73 and 74, models/reader.md; right / accepted wrong / cocked valued, no camera
+described; the cheaper guess reads these sets as the 87 set-ups did, die for die where said):
 the installed camera's stills (seed 8) 765 / 2 / 11 of 116 -> 765 / 2 / 7; fixtures/stills 412 / 3 / 6 of
 110 -> 412 / 3 / 5; the 1280x720 stills (seed 7) 596 / 8 / 10 either way; nell, bartek and matteo's
 holdouts and real D20 pasted into the real trays read as before, die for die (as other cameras take
-them, benchmarks/other_cameras.py: one of 10,950 read right refused). With `--guess-camera`
+them, benchmarks/other_cameras.py: 2 of 10,950 read right refused, 1 with the 87 set-ups). With `--guess-camera`
 the installed stills 904 / 3 / 5 -> 904 / 3 / 4, fixtures/stills 451 / 1 / 3 either way. Asked in one
 frame of twenty or so of those sets (3 of 100 frames of ten dice of `dice-reader bench`, twenty seeds);
 such a frame of ten dice takes some 20 ms more. It only ever takes a value away.

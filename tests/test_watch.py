@@ -124,6 +124,25 @@ def test_tower_sim_command_runs_and_drops(tmp_path):
     assert not link.exists()  # the link goes away with the simulator
 
 
+@pytest.mark.parametrize("options, told", [
+    pytest.param([], "the tray camera is not described", id="no camera: told to describe it"),
+    pytest.param(["--camera-fov", "66"], "without --lean-look", id="a camera but not the lean look: told to add it"),
+    pytest.param(["--camera-fov", "66", "--lean-look"], None, id="the camera described with the lean look: quiet"),
+    pytest.param(["--guess-camera"], None, id="the camera guessed from the rolls: quiet"),
+])
+def test_watch_says_before_the_first_roll_when_a_cocked_die_may_pass_for_flat(rolls, tmp_path, capsys, options, told):
+    # a banish roll is one die: a die cocked against the wall, its face square to a camera nobody described,
+    # can be given a value and banish a card (rendered rolls of 1-3 dice: 14 of 112 cocked dice valued, 1
+    # with the camera described and the lean look); the judge is told before the first roll, and what to do
+    main(["watch", "--source", f"recording:{rolls}", "--banish", "--cards", "A,B,C,D,E", "--die", "d6",
+          *options, "--out", str(tmp_path / "out"), "--max-rolls", "1"])
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if "can pass for flat" in line]
+    assert len(notes) == (told is not None)
+    if told:
+        assert told in notes[0] and "--lean-look" in notes[0]
+
+
 @pytest.mark.parametrize("options, noted", [
     pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20"], True, id="a D20 banish, no camera: noted"),
     pytest.param(["--banish", "--cards", "A,B,C,D,E", "--die", "d20", "--camera-fov", "66"], True,

@@ -207,3 +207,18 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path, capsys, fake_model
                      "--port", str(port), "--exit-when-done"])
     err = capsys.readouterr().err
     assert code == 2 and f"cannot serve on 127.0.0.1:{port}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("options, told", [
+    pytest.param([], True, id="no camera described: told"),
+    pytest.param(["--camera-fov", "66", "--lean-look"], False, id="described with the lean look: quiet"),
+])
+def test_serve_says_before_the_first_roll_when_a_cocked_die_may_pass_for_flat(tmp_path, capsys, fake_models,
+                                                                             options, told):
+    # the operator's terminal hears it as watch's does (tests/test_watch.py); the port taken, serve stops there
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        main(["serve", "--source", f"recording:{fake_models}", "--out", str(tmp_path / "out"), *options,
+              "--port", str(s.getsockname()[1]), "--exit-when-done"])
+    assert ("the tray camera is not described" in capsys.readouterr().err) == told

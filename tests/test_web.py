@@ -326,18 +326,25 @@ def test_a_die_left_in_the_tray_is_shown_to_the_judge_but_not_counted():
 VIEW = {"hfov": 75.0, "tilt": 20.0, "toward": 270.0, "lean": True}
 
 
+NO_ANGLE = ("none described: read with no camera angle known (a die cocked against the wall or another die "
+            "can pass for flat: look at the photo)")
+
+
 @pytest.mark.parametrize("camera,text", [
-    (None, "none described: read with no camera angle known"),
-    ({"source": "camera:0"}, "none described: read with no camera angle known"),
-    ({"view": {"hfov": 66.0, "tilt": 18.0}}, "described: camera 66 deg wide, tilted 18"),
+    (None, NO_ANGLE),
+    ({"source": "camera:0"}, NO_ANGLE),
+    ({"view": {"hfov": 66.0, "tilt": 18.0}}, "described: camera 66 deg wide, tilted 18 (no lean look: a die cocked "
+                                               "against the wall or another die can pass for flat: look at the photo)"),
+    ({"view": {"hfov": 66.0, "tilt": 18.0, "lean": True}}, "described: camera 66 deg wide, tilted 18, lean look"),
     ({"view": VIEW, "guessed": {"dice": 7, "over_straight": 4.1}},
      "guessed from the 7 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look"),
     ({"view": VIEW, "guessed": {"dice": 4, "over_straight": 4.1, "dropped": 12}},
      "guessed from the 4 dice of the rolls so far: camera 75 deg wide, tilted 20 toward the left, lean look; "
      "the camera seemed to have moved, the 12 dice of the earlier rolls dropped"),
     ({"view": {"tilt": 5}}, "unrecognised set-up {'tilt': 5}"),
-    ("camera:0", "none described: read with no camera angle known"),
-], ids=["no-camera", "no-view", "described", "guessed", "guessed-after-a-move", "garbled", "not-a-dict"])
+    ("camera:0", NO_ANGLE),
+], ids=["no-camera", "no-view", "described without the lean look", "described with it", "guessed",
+        "guessed-after-a-move", "garbled", "not-a-dict"])
 def test_the_judge_is_told_the_set_up_each_roll_was_read_with(camera, text):
     assert set_up_text(camera) == text
     s = TableState(clock=lambda: 1.0)

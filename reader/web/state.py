@@ -66,6 +66,12 @@ def first_player_scores(events: list[dict]) -> list[dict]:
     return scores
 
 
+# What the judge is told of a roll read without the lean look: on rendered rolls of 1-3 dice, 14 of 112
+# cocked dice were given a value with no camera described, 9 described without the lean look, 1 with it
+# (models/reader.md, "Session 74"; watch and serve say it at the start, reader.commands.view_args).
+MAY_PASS_FOR_FLAT = "a die cocked against the wall or another die can pass for flat: look at the photo"
+
+
 def set_up_text(camera: dict | None) -> str:
     """The camera set-up a roll was read with, in words (the reading event's `camera`: the view from the
     roll's manifest, and how it was guessed where it was). Why the judge sees it: a reading depends on
@@ -74,14 +80,15 @@ def set_up_text(camera: dict | None) -> str:
     camera = camera if isinstance(camera, dict) else {}
     view = camera.get("view")
     if view is None:
-        return "none described: read with no camera angle known"
+        return f"none described: read with no camera angle known ({MAY_PASS_FOR_FLAT})"
     try:
-        words = CameraView.from_json(view).describe()
+        described = CameraView.from_json(view)
     except DiceReaderError:
         return f"unrecognised set-up {view!r}"
+    words = described.describe()
     guessed = camera.get("guessed")
     if not isinstance(guessed, dict):
-        return f"described: {words}"
+        return f"described: {words}" + ("" if described.lean else f" (no lean look: {MAY_PASS_FOR_FLAT})")
     moved = (f"; the camera seemed to have moved, the {guessed['dropped']} dice of the earlier rolls dropped"
              if guessed.get("dropped") else "")
     return f"guessed from the {guessed.get('dice')} dice of the rolls so far: {words}{moved}"

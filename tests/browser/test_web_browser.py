@@ -264,7 +264,8 @@ def test_replay_steps_through_a_recorded_roll_frame_by_frame(browser, table, art
     assert page.locator("#reading td.value").first.inner_text() == "4"
     assert page.inner_text("#decisions") == "Banished #4 Spirit of Fire (D6 4)"
     # and the camera set-up it was read with, for an appeal
-    assert page.inner_text("#setUp") == "Camera set-up: none described: read with no camera angle known"
+    assert page.inner_text("#setUp").startswith("Camera set-up: none described: read with no camera angle known")
+    assert "can pass for flat: look at the photo" in page.inner_text("#setUp")
     page.click("#rollList li[data-roll='0002']")
     page.wait_for_function("document.getElementById('setUp').textContent.includes('described: camera 66 deg wide')")
     page.click("#rollList li[data-roll='0001']")

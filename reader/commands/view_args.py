@@ -108,7 +108,7 @@ def cocked_note(args, view) -> str | None:
     models/reader.md, "Session 74"): with no camera described 249 read right, 7 wrong, 14 cocked dice
     given a value; each camera described without the lean look 239 / 3 / 9; described with it 332 / 1 /
     1. With --guess-camera the loop guesses the camera from the rolls' dice and asks the lean look
-    under it, which those rolls did not measure: not told."""
+    under it (those rolls 311 / 3 / 5): a table that chose it is not told again."""
     if getattr(args, "guess_camera", False) or (view is not None and view.lean):
         return None
     if view is None:

@@ -26,13 +26,13 @@ from reader.commands import bench  # noqa: E402
 from reader.commands.read import load_recognizer  # noqa: E402
 
 
-def resident_mb() -> float | None:
-    """This process's resident memory now (Linux: /proc/self/statm); None where it cannot be read."""
+def resident_mb() -> str:
+    """This process's resident memory now, in MB (Linux: /proc/self/statm); "?" where it cannot be read."""
     try:
         pages = int(Path("/proc/self/statm").read_text().split()[1])
     except (OSError, IndexError, ValueError):
-        return None
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+        return "?"
+    return f"{pages * os.sysconf('SC_PAGE_SIZE') / 2**20:.0f}"
 
 
 def checkpoints(frames: int) -> list[int]:
@@ -54,14 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     where, crops = bench.die_images("auto", rng=rng)
     trays = [bench.background(rng) for _ in range(bench.TRAYS)]
     recognizer = load_recognizer(args.models)
-    print(f"1280x720 frames of 1-10 dice from {where}; models loaded: {resident_mb() or 0:.0f} MB resident")
+    print(f"1280x720 frames of 1-10 dice from {where}; models loaded: {resident_mb()} MB resident")
     marks, t0 = set(checkpoints(args.frames)), time.perf_counter()
     for k in range(1, args.frames + 1):
         frame = bench.compose_frame(crops, int(rng.integers(1, 11)), rng, tray=trays[k % bench.TRAYS])[0]
         recognizer.read_frame(frame)
         if k in marks:
-            now = resident_mb()
-            print(f"{k:>7} frames: {'?' if now is None else f'{now:.0f}'} MB resident, "
+            print(f"{k:>7} frames: {resident_mb()} MB resident, "
                   f"{bench.peak_rss_mb():.0f} MB high-water ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 

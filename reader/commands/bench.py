@@ -289,21 +289,20 @@ def peak_rss_mb() -> float:
 
 
 def time_frames(recognizer, frames, runs: int, warmup: int):
-    """ms per read_frame call over `runs` frames, each given by one of `frames` (callables, warm-up ones
-    first) before its call (outside the time), after `warmup` such frames read untimed.
+    """ms per read_frame call over `runs` frames taken from the iterator `frames` (each drawn before its
+    call, outside the time; a generator composes it then), after `warmup` frames read untimed.
 
     Why a frame of its own each call: what a frame costs depends on what it shows (a die that alone
     of its frame looks leaning has the camera guessed from the frame's dice, reader.vision.lean_guard:
     46 ms more until session 74, 18 since), and five frames read six times over each (the bench until
     session 74) made the mean that of five layouts: the default seed's `--dice 10` had two of its
     five frames asking the guard, where 3 of 100 frames of twenty other seeds did."""
-    if len(frames) < warmup + runs:
-        raise DiceReaderError(f"{len(frames)} frames for {warmup} warm-up and {runs} timed reads")
-    for give in frames[:warmup]:
-        recognizer.read_frame(give())
+    frames = iter(frames)
+    for _ in range(warmup):
+        recognizer.read_frame(next(frames))
     times, found = [], []
-    for give in frames[warmup:warmup + runs]:
-        frame = give()
+    for _ in range(runs):
+        frame = next(frames)
         t0 = time.perf_counter()
         readings = recognizer.read_frame(frame)
         times.append((time.perf_counter() - t0) * 1000)
@@ -339,8 +338,7 @@ def run(args, recognizer=None) -> int:
     rows = []
     for n in counts:
         trays = [background(rng) for _ in range(TRAYS)]
-        layouts = [lambda k=k: compose_frame(crops, n, rng, tray=trays[k % TRAYS])[0]
-                   for k in range(args.warmup + args.runs)]
+        layouts = (compose_frame(crops, n, rng, tray=trays[k % TRAYS])[0] for k in range(args.warmup + args.runs))
         times, found = time_frames(recognizer, layouts, args.runs, args.warmup)
         rows.append({"dice": n, "runs": args.runs, "ms_mean": sum(times) / len(times),
                      "ms_p50": percentile(times, 50), "ms_p95": percentile(times, 95), "ms_max": max(times),

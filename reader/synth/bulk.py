@@ -100,13 +100,14 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
               glyphs: str = "base", lean: bool = False, light: str = "base",
               bodies: str = "base", numbers: str = "base",
-              neighbours: bool = True) -> tuple[np.ndarray, dict, dict]:
+              neighbours: bool = True, logos: str = "none") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
     the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop. `neighbours`
-    False: the main die alone (layouts.crop_scene), as in a photo of one die."""
+    False: the main die alone (layouts.crop_scene), as in a photo of one die. `logos` "some" or "up":
+    dice bearing a maker's emblem (logos.put_logos), "up" the main die on its face up."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
@@ -141,6 +142,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         from reader.synth.numbering import vary_numbers
 
         vary_numbers(scene, np.random.default_rng([seed, index, 23]))
+    if logos != "none":  # after the numbers: an emblem takes the place of a face's number
+        from reader.synth.logos import put_logos
+
+        put_logos(scene, np.random.default_rng([seed, index, 29]), up=logos == "up")
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -173,7 +178,7 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
              resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
-             light: str = "base", bodies: str = "base", numbers: str = "base") -> dict:
+             light: str = "base", bodies: str = "base", numbers: str = "base", logos: str = "none") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -183,7 +188,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean, light, bodies, numbers)
+                         glyphs, lean, light, bodies, numbers, logos)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -211,7 +216,7 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs, lean=False, light="base", bodies="base", numbers="base") -> dict:
+              glyphs, lean=False, light="base", bodies="base", numbers="base", logos="none") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -244,7 +249,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             try:
                 if kind == "crops":
                     img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies,
-                                              numbers)
+                                              numbers, logos=logos)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -324,6 +329,11 @@ def _parser() -> argparse.ArgumentParser:
                         "seed) or varied: numbered anew, as some maker numbers theirs (opposite faces summing as "
                         "on real dice, a fifth of the D20 spindowns; reader.synth.numbering); the same dice in "
                         "the same poses as the base seed, the same face up")
+    p.add_argument("--logos", choices=["none", "some", "up"], default="none",
+                   help="crops: no die bears a maker's logo (default, every earlier seed), some: a third of the "
+                        "dice bear one on their highest face (a pip D6 on its 1), or up: the main die bears one on "
+                        "the face it shows up, labeled \"logo\": true (reader.synth.logos); the same dice in the "
+                        "same poses as the base seed")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -347,13 +357,15 @@ def _run(argv: list[str]) -> int:
         p.error("--bodies draws the dice of crops")
     if a.numbers != "base" and kind != "crops":
         p.error("--numbers numbers the dice of crops")
+    if a.logos != "none" and kind != "crops":
+        p.error("--logos marks the dice of crops")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
-                   bodies=a.bodies, numbers=a.numbers)
+                   bodies=a.bodies, numbers=a.numbers, logos=a.logos)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from reader.synth.digit_forms import FORMS, compose
 from reader.synth.geometry import needs_mark, numbered
+from reader.synth.logos import emblem
 from reader.synth.glyphs import MORE_FONT_CANDIDATES, THIN, THIN_FONT_CANDIDATES, draw_varied, font_set, reshape
 from reader.synth.mesh import atlas_grid
 
@@ -187,12 +188,13 @@ def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.
 @lru_cache(maxsize=192)
 def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
-                glyphs: tuple = (), forms: tuple = (), numbers: tuple = ()) -> np.ndarray:
+                glyphs: tuple = (), forms: tuple = (), numbers: tuple = (), logo: tuple = ()) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
     (from `vary_glyphs`) draws from the larger font set, or (from `thin_glyphs`) from the light
     fonts, and reshapes the digits; `forms` (from `digit_forms.vary_forms`) draws some digits in a
     maker's form; `numbers` (from `numbering.vary_numbers`) puts numbers[i] on face i instead of
-    the solid's own."""
+    the solid's own; `logo` (value, kind), from `logos.put_logos`, draws emblem `kind` on the face
+    showing `value` in place of its number or pips."""
     s = numbered(die, tuple(numbers))
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
@@ -201,7 +203,9 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
     fpath = found[font_idx % len(found)]
     for i in range(len(s.faces)):
         col, row = i % cols, i // cols
-        if die == "d4":
+        if logo and die != "d4" and s.values[i] == logo[0]:
+            tile = emblem(logo[1], TILE)
+        elif die == "d4":
             # the numbers at a face's corners name the vertex that is up when that corner is up
             tile = _d4_tile(tuple((i + k) % 4 + 1 for k in range(3)), fpath, height_frac)
         elif die == "d6" and style == "pips":

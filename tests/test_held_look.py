@@ -75,6 +75,21 @@ def test_the_pull_draws_the_look_back_toward_its_start(torch):
     assert np.argmax(p) in (1, 5)
 
 
+def test_a_no_face_draw_is_not_held_to_the_face_the_start_named(torch):
+    """--unsure draws (a maker's logo taught as no face) are left out of the pull: a batch's pull is that
+    of its draws to read alone, and a batch of no-face draws alone pulls nothing."""
+    from models.train.train_top_face import held_loss, held_where_read
+
+    start = torch.cat([face_logits(torch, {3: 6.0}), face_logits(torch, {4: 6.0})])
+    now = torch.cat([face_logits(torch, {5: 6.0}), face_logits(torch, {})])  # the second unlearns its 4
+    t = torch.tensor([type_index("d6")] * 2)
+    unsure = torch.tensor([False, True])
+    assert float(held_where_read(now, start, t, unsure)) == pytest.approx(float(held_loss(now[:1], start[:1], t[:1])))
+    assert float(held_where_read(now, start, t, torch.tensor([True, True]))) == 0.0
+    assert float(held_where_read(now, start, t, torch.tensor([False, False]))) == pytest.approx(
+        float(held_loss(now, start, t)))
+
+
 BAD_HOLD_CASES = {
     "a negative weight": (["--hold", "-0.5", "--init", "models/reader_top_d6.onnx"], "--hold -0.5"),
     "nothing to hold to": (["--hold", "1", "--init", "no/such/look.onnx"], "no/such/look.onnx is no file"),

@@ -207,12 +207,22 @@ def held_loss(face_logits, start_logits, type_idx, temperature: float = HOLD_TEM
     look refuses any set that lets one more through. Held to its start on every draw, the look learns
     what the labels of the new renders say and stays nearer its old answers elsewhere (learning
     without forgetting). It narrows the drift, it does not end it: session 63's held D6 look kept the
-    rendered cocked dice as the release, but still tipped the curly 2 at one placement of four. The
-    pull acts on the no-face draws (--unsure) too, toward whatever face the start named there."""
+    rendered cocked dice as the release, but still tipped the curly 2 at one placement of four.
+    Training asks it through held_where_read, which leaves the no-face draws out."""
     _, valid = faces_had(face_logits, type_idx)
     start = face_log_probs(start_logits, valid, temperature)
     now = face_log_probs(face_logits, valid, temperature)
     return face_kl(start, now, valid).mean() * temperature ** 2
+
+
+def held_where_read(face_logits, start_logits, type_idx, unsure):
+    """held_loss over the draws the look is to read, the no-face ones (`unsure`, --unsure) left out:
+    there the face the start named is what the look is to unlearn (a maker's logo read as a number,
+    session 75). Zero, still part of the graph, for a batch of no-face draws alone."""
+    sure = ~unsure
+    if not bool(sure.any()):
+        return face_logits.sum() * 0.0
+    return held_loss(face_logits[sure], start_logits[sure], type_idx[sure])
 
 
 def main(argv=None):
@@ -382,7 +392,8 @@ def main(argv=None):
             as_cut = x[:half] if args.steady else x
             with torch.no_grad():
                 start_logits = start(as_cut)[1]
-            held = held_loss(face_logits[:len(as_cut)], start_logits, t_i[:len(as_cut)])
+            held = held_where_read(face_logits[:len(as_cut)], start_logits, t_i[:len(as_cut)],
+                                   u_i[:len(as_cut)].to(device))
             loss = loss + args.hold * held
         if args.steady:
             steady = steady_loss(face_logits[:half], face_logits[half:], t_i[:half])

@@ -11,7 +11,8 @@ branded dice), given another value (wrong), or refused, beside the numbered face
 and refused. The photos are written to a temporary folder and
 deleted (or kept: --keep); the same seed renders the same photos.
 
-Run: python3 benchmarks/logo_faces.py [--count N] [--seed N] [--models DIR] [--keep DIR | --photos DIR]
+Run: python3 benchmarks/logo_faces.py [--count N] [--seed N] [--emblems drawn|held-out] [--models DIR]
+                                      [--keep DIR | --photos DIR]
      (needs the render extra: pip install -e ".[render]" and reader/synth/README.md's packages;
      measured in models/reader.md, "Session 75")
 """
@@ -29,7 +30,7 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reader.commands.evaluate import evaluate_images  # noqa: E402
-from reader.synth.logos import logo_value  # noqa: E402
+from reader.synth.logos import FAMILIES, logo_value  # noqa: E402
 from reader.vision.realdata import LabeledDie, load_set, write_set  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
 
@@ -38,10 +39,12 @@ MIXES = {"d6 pips": ("d6", "pips"), "d6 numerals": ("d6-numerals", "numerals"), 
          "d10": ("d10", None), "d12": ("d12", None), "d20": ("d20", None)}
 
 
-def render_pair(plain: Path, logo: Path, mix: str, style: str | None, count: int, seed: int) -> int:
+def render_pair(plain: Path, logo: Path, mix: str, style: str | None, count: int, seed: int,
+                emblems: str = "drawn") -> int:
     """Up to `count` photos of one die each, drawn from `mix`, written twice as labeled single-die sets
     (boxes null): into `logo` with the emblem on the face up, into `plain` as numbered. Only dice lying
-    flat with the emblem up (of `style`, for the D6) are kept; returns how many."""
+    flat with the emblem up (of `style`, for the D6) are kept, the emblems from the family `emblems`
+    (logos.FAMILIES); returns how many."""
     from reader.synth.bulk import make_crop
     from reader.synth.render import Renderer
 
@@ -49,7 +52,7 @@ def render_pair(plain: Path, logo: Path, mix: str, style: str | None, count: int
     shown: dict[str, list] = {"plain": [], "logo": []}
     i = 0
     while len(shown["logo"]) < count and i < count * 4:
-        rgb, row, _ = make_crop(renderers["logo"], seed, i, size=128, mix=mix, logos="up")
+        rgb, row, _ = make_crop(renderers["logo"], seed, i, size=128, mix=mix, logos="up", emblems=emblems)
         main = row["dice"][0]
         if main.get("logo") and (style is None or main.get("style") == style):
             twin, _, _ = make_crop(renderers["plain"], seed, i, size=128, mix=mix)
@@ -83,6 +86,10 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=150, help="photos of each die type (150)")
     ap.add_argument("--seed", type=int, default=7520)
     ap.add_argument("--models", default=None, help="folder of the ONNX models (default: models/)")
+    ap.add_argument("--emblems", choices=sorted(FAMILIES), default="drawn",
+                    help="the renderer's emblems (drawn: those bulk crops --logos draws) or held-out: a family "
+                         "no look is taught (a heart, a spiral, a sword, letters, a leaf, a skull), for judging "
+                         "a look taught logos on emblems it never saw")
     ap.add_argument("--keep", default=None, help="write the photos here and keep them")
     ap.add_argument("--photos", default=None, metavar="DIR",
                     help="read the photos an earlier run kept (--keep DIR) instead of rendering them: several "
@@ -100,7 +107,8 @@ def main(argv=None) -> int:
             if args.photos:
                 shown[name] = len(load_set(folders["logo"]))
             else:
-                shown[name] = render_pair(folders["plain"], folders["logo"], mix, style, args.count, args.seed + k)
+                shown[name] = render_pair(folders["plain"], folders["logo"], mix, style, args.count, args.seed + k,
+                                          args.emblems)
             for kind, folder in folders.items():
                 for result in evaluate_images(load_set(folder), recognizer):
                     tally[(name, kind, outcome(result, kind == "logo", style))] += 1

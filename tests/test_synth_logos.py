@@ -132,3 +132,21 @@ def test_bulk_marks_only_crops():
 
     with pytest.raises(SystemExit):
         _run(["scenes", "--out", "/nonexistent", "--count", "1", "--logos", "up"])
+
+
+def test_the_held_out_family_is_drawn_only_when_asked():
+    """The emblems a look is judged on (logos.FAMILIES["held-out"]) are their own shapes, and put_logos
+    draws from them only when asked: taught on "drawn", judged on "held-out"."""
+    from reader.synth.logos import FAMILIES
+
+    drawn = [emblem(k, 128) for k in FAMILIES["drawn"]]
+    held = [emblem(k, 128) for k in FAMILIES["held-out"]]
+    for h in held:
+        assert 0.04 < (h > 127).mean() < 0.5
+        assert all(np.abs(h.astype(int) - d).mean() > 10 for d in drawn)
+    for family in ("drawn", "held-out"):
+        kinds = set()
+        for scene in _scenes(20, seed=10):
+            put_logos(scene, np.random.default_rng(6), up=True, family=family)
+            kinds |= {d["material"]["atlas"][11][1] for d in scene["dice"] if "logo" in d}
+        assert kinds and kinds <= set(FAMILIES[family]), (family, kinds)

@@ -100,14 +100,15 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
               glyphs: str = "base", lean: bool = False, light: str = "base",
               bodies: str = "base", numbers: str = "base",
-              neighbours: bool = True, logos: str = "none") -> tuple[np.ndarray, dict, dict]:
+              neighbours: bool = True, logos: str = "none", emblems: str = "drawn") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
     draws the camera's angle and the lean as the lean look's crops want them, and the row keeps
     the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop. `neighbours`
     False: the main die alone (layouts.crop_scene), as in a photo of one die. `logos` "some" or "up":
-    dice bearing a maker's emblem (logos.put_logos), "up" the main die on its face up."""
+    dice bearing a maker's emblem (logos.put_logos), "up" the main die on its face up, from the family
+    `emblems` (logos.FAMILIES: "held-out" only for judging a look, never for teaching one)."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
@@ -145,7 +146,7 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
     if logos != "none":  # after the numbers: an emblem takes the place of a face's number
         from reader.synth.logos import put_logos
 
-        put_logos(scene, np.random.default_rng([seed, index, 29]), up=logos == "up")
+        put_logos(scene, np.random.default_rng([seed, index, 29]), up=logos == "up", family=emblems)
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)

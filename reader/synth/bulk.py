@@ -100,7 +100,8 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
               mix: str = "all", resample_min: float | None = None,
               glyphs: str = "base", lean: bool = False, light: str = "base",
               bodies: str = "base", numbers: str = "base",
-              neighbours: bool = True, logos: str = "none", emblems: str = "drawn") -> tuple[np.ndarray, dict, dict]:
+              neighbours: bool = True, logos: str = "none",
+              emblems: str = "drawn") -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`

@@ -47,7 +47,8 @@ def logo_value(die: str, style: str | None) -> int | None:
 
 
 def emblem(kind: int, size: int) -> np.ndarray:
-    """The ink mask (size x size, uint8) of emblem `kind` (0..KINDS-1), drawn at 4x and shrunk."""
+    """The ink mask (size x size, uint8) of emblem `kind` (a kind of FAMILIES: 0..KINDS-1 drawn by
+    bulk, HELD_OUT.. the held-out family), drawn at 4x and shrunk."""
     big = size * 4
     img = np.zeros((big, big), np.uint8)
     c, r = big / 2, big * 0.34

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reader.commands.evaluate import evaluate_images  # noqa: E402
 from reader.synth.logos import FAMILIES, logo_value  # noqa: E402
+from single_die_angles import outcome as as_labeled  # noqa: E402  (a flat die: right, wrong or refused)
 from reader.vision.realdata import LabeledDie, load_set, write_set  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
 
@@ -72,11 +73,11 @@ def outcome(result, emblem: bool, style: str | None = None) -> str:
     an emblem is right read as the number makers put it on (logos.logo_value: a pip D6's 1, a D20's
     20), the number it stands for on most branded dice, whichever face of the rendered die bears it;
     `style`: a D6's, pips or numerals."""
+    if not emblem:
+        return as_labeled(result)
     die = next(d for d in result.dice if d.label is not None)
     if not die.accepted:
         return "refused"
-    if not emblem:
-        return "right" if die.right else "wrong"
     r = die.reading
     return "right" if r.die == die.label.die and r.value == logo_value(r.die, style) else "wrong"
 

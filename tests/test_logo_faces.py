@@ -24,10 +24,14 @@ from reader.vision.recognizer import Recognizer
 LOGOS = Path(__file__).resolve().parents[1] / "fixtures" / "logo-faces"
 
 
+def rows() -> list[dict]:
+    """The fixture's label rows (bulk's: the main die first)."""
+    return [json.loads(line) for line in (LOGOS / "labels.jsonl").read_text().splitlines() if line.strip()]
+
+
 def photos():
     """(image, main die's label row) of every photo whose die shows its emblem up."""
-    rows = [json.loads(line) for line in (LOGOS / "labels.jsonl").read_text().splitlines() if line.strip()]
-    return [(cv2.imread(str(LOGOS / r["image"])), r["dice"][0]) for r in rows if r["dice"][0].get("logo")]
+    return [(cv2.imread(str(LOGOS / r["image"])), r["dice"][0]) for r in rows() if r["dice"][0].get("logo")]
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +51,11 @@ def read():
 
 
 def test_every_flat_die_of_the_fixture_shows_its_emblem_up():
-    rows = [json.loads(line) for line in (LOGOS / "labels.jsonl").read_text().splitlines() if line.strip()]
-    flat = [r["dice"][0] for r in rows if r["dice"][0]["state"] == "flat" and r["dice"][0]["die"] != "d4"]
-    assert len(rows) == 80 and len(flat) >= 60
+    rows_ = rows()
+    flat = [r["dice"][0] for r in rows_ if r["dice"][0]["state"] == "flat" and r["dice"][0]["die"] != "d4"]
+    assert len(rows_) == 80 and len(flat) >= 60
     assert all(d.get("logo") is True for d in flat)
-    assert all(not r["dice"][0].get("logo") for r in rows if r["dice"][0] not in flat)
+    assert all(not r["dice"][0].get("logo") for r in rows_ if r["dice"][0] not in flat)
 
 
 def test_most_emblems_are_refused(read):

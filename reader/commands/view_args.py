@@ -143,3 +143,8 @@ def d20_note(args, view) -> str | None:
     return ("note: a D20 is seldom read without the tray camera described (--camera-fov, --camera-tilt, "
             "--lean-look; `dice-reader camera` measures it), and each unread roll is rolled again; "
             "a D10 or smaller does for any memory of up to 10 cards, and is read far more often without them")
+
+
+def start_notes(args, view) -> list[str]:
+    """The notes watch and serve print before the first roll (cocked_note, d20_note), those that apply."""
+    return [n for n in (cocked_note(args, view), d20_note(args, view)) if n]

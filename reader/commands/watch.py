@@ -143,9 +143,8 @@ def run(args) -> int:
     guess = view_args.guess_from_args(args)
     recognizer = load_recognizer(args.models)
     recognizer.view = view  # each roll's manifest keeps it (camera.view): replay reads as this run did
-    for note in (view_args.cocked_note(args, view), view_args.d20_note(args, view)):
-        if note:
-            print(note, file=sys.stderr)
+    for note in view_args.start_notes(args, view):
+        print(note, file=sys.stderr)
     source = open_camera_source(args)
     tower = raw = None
     printer = Printer(args.json)

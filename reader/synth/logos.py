@@ -61,10 +61,10 @@ def emblem(kind: int, size: int) -> np.ndarray:
         else:
             cv2.polylines(img, pts, True, 255, line, lineType=cv2.LINE_AA)
 
-    if kind >= HELD_OUT:
-        return _held_out(img, kind - HELD_OUT, c, r, line, size)
     k = int(kind) % KINDS
-    if k == 0:  # a five-pointed star
+    if kind >= HELD_OUT:
+        _held_out(img, int(kind) - HELD_OUT, int(c), int(r), line)
+    elif k == 0:  # a five-pointed star
         poly([((1.0 if i % 2 == 0 else 0.42) * np.sin(np.pi * i / 5),
                -(1.0 if i % 2 == 0 else 0.42) * np.cos(np.pi * i / 5)) for i in range(10)])
     elif k == 1:  # a ring round a triangle
@@ -87,9 +87,9 @@ def emblem(kind: int, size: int) -> np.ndarray:
     return out
 
 
-def _held_out(img: np.ndarray, k: int, c: float, r: float, line: int, size: int) -> np.ndarray:
-    """emblem's second family (HELD_OUT), drawn into `img` (4x `size`) and shrunk."""
-    c, r = int(c), int(r)
+def _held_out(img: np.ndarray, k: int, c: int, r: int, line: int) -> None:
+    """emblem's second family (HELD_OUT): emblem k of it drawn into `img` (centre c, radius r, strokes
+    `line` wide)."""
     if k == 0:  # a heart
         cv2.circle(img, (c - r // 2, c - r // 4), r // 2, 255, -1, lineType=cv2.LINE_AA)
         cv2.circle(img, (c + r // 2, c - r // 4), r // 2, 255, -1, lineType=cv2.LINE_AA)
@@ -112,9 +112,6 @@ def _held_out(img: np.ndarray, k: int, c: float, r: float, line: int, size: int)
         cv2.rectangle(img, (c - r // 3, c + r // 3), (c + r // 3, c + r), 255, -1)
         cv2.circle(img, (c - r // 3, c - r // 5), r // 5, 0, -1, lineType=cv2.LINE_AA)
         cv2.circle(img, (c + r // 3, c - r // 5), r // 5, 0, -1, lineType=cv2.LINE_AA)
-    out = cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
-    out.setflags(write=False)
-    return out
 
 
 def put_logos(scene: dict, rng: np.random.Generator, share: float = SOME_SHARE, up: bool = False,
@@ -133,9 +130,9 @@ def put_logos(scene: dict, rng: np.random.Generator, share: float = SOME_SHARE, 
         kinds = FAMILIES[family]
         kind = kinds[int(rng.integers(len(kinds)))]  # drawn for every die: one die's emblem hangs on no other's
         take = rng.random() < share
-        pose = label_die(d)
-        if up and n == 0 and pose.value is not None:
-            value = pose.value
+        up_value = label_die(d).value if up and n == 0 else None
+        if up_value is not None:
+            value = up_value
         elif take:
             value = logo_value(d["die"], d.get("style"))
         else:

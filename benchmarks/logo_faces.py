@@ -11,10 +11,10 @@ branded dice), given another value (wrong), or refused, beside the numbered face
 and refused. The photos are written to a temporary folder and
 deleted (or kept: --keep); the same seed renders the same photos.
 
-Run: python3 benchmarks/logo_faces.py [--count N] [--seed N] [--emblems drawn|held-out] [--models DIR]
+Run: python3 benchmarks/logo_faces.py [--count N] [--seed N] [--emblems drawn|held-out|procedural] [--models DIR]
                                       [--keep DIR | --photos DIR]
      (needs the render extra: pip install -e ".[render]" and reader/synth/README.md's packages;
-     measured in models/reader.md, "Session 75")
+     measured in models/reader.md, "Session 75" and "Session 76")
 """
 
 from __future__ import annotations
@@ -88,9 +88,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7520)
     ap.add_argument("--models", default=None, help="folder of the ONNX models (default: models/)")
     ap.add_argument("--emblems", choices=sorted(FAMILIES), default="drawn",
-                    help="the renderer's emblems (drawn: those bulk crops --logos draws) or held-out: a family "
-                         "no look is taught (a heart, a spiral, a sword, letters, a leaf, a skull), for judging "
-                         "a look taught logos on emblems it never saw")
+                    help="the renderer's emblems (drawn: the six bulk crops --logos draws; procedural: a shape "
+                         "drawn anew for each die, reader.synth.emblem_shapes, as --emblems procedural teaches, "
+                         "another seed drawing others) or held-out: a family no look is taught (a heart, a spiral, "
+                         "a sword, letters, a leaf, a skull), for judging a look taught logos on emblems it never saw")
     ap.add_argument("--keep", default=None, help="write the photos here and keep them")
     ap.add_argument("--photos", default=None, metavar="DIR",
                     help="read the photos an earlier run kept (--keep DIR) instead of rendering them: several "

@@ -109,7 +109,8 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
     the angle ("camera": {"off_vertical_deg"}). The camera's foot is always below the crop. `neighbours`
     False: the main die alone (layouts.crop_scene), as in a photo of one die. `logos` "some" or "up":
     dice bearing a maker's emblem (logos.put_logos), "up" the main die on its face up, from the family
-    `emblems` (logos.FAMILIES: "held-out" only for judging a look, never for teaching one)."""
+    `emblems` (logos.FAMILIES: "drawn" six emblems, "procedural" a shape drawn anew for each die,
+    "held-out" only for judging a look, never for teaching one)."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
@@ -180,7 +181,8 @@ def make_frame(renderer, seed: int, index: int, width: int = 960, height: int = 
 def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width: int = 960,
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
              resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
-             light: str = "base", bodies: str = "base", numbers: str = "base", logos: str = "none") -> dict:
+             light: str = "base", bodies: str = "base", numbers: str = "base", logos: str = "none",
+             emblems: str = "drawn") -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -190,7 +192,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean, light, bodies, numbers, logos)
+                         glyphs, lean, light, bodies, numbers, logos, emblems)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -218,7 +220,8 @@ def _take_lock(out: Path) -> Path:
 
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-              glyphs, lean=False, light="base", bodies="base", numbers="base", logos="none") -> dict:
+              glyphs, lean=False, light="base", bodies="base", numbers="base", logos="none",
+              emblems="drawn") -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -251,7 +254,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             try:
                 if kind == "crops":
                     img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies,
-                                              numbers, logos=logos)
+                                              numbers, logos=logos, emblems=emblems)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -336,6 +339,13 @@ def _parser() -> argparse.ArgumentParser:
                         "dice bear one on their highest face (a pip D6 on its 1), or up: the main die bears one on "
                         "the face it shows up, labeled \"logo\": true (reader.synth.logos); the same dice in the "
                         "same poses as the base seed")
+    from reader.synth.logos import TAUGHT
+
+    p.add_argument("--emblems", choices=list(TAUGHT), default="drawn",
+                   help="with --logos: the six drawn emblems (default) or procedural: a shape drawn anew for "
+                        "each die, none a digit or a pip (reader.synth.emblem_shapes); the same dice in the same "
+                        "poses either way. The held-out family is never drawn here: it judges a look taught these "
+                        "(benchmarks/logo_faces.py --emblems held-out)")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -361,13 +371,15 @@ def _run(argv: list[str]) -> int:
         p.error("--numbers numbers the dice of crops")
     if a.logos != "none" and kind != "crops":
         p.error("--logos marks the dice of crops")
+    if a.emblems != "drawn" and a.logos == "none":
+        p.error("--emblems chooses the logos of --logos some or up")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
-                   bodies=a.bodies, numbers=a.numbers, logos=a.logos)
+                   bodies=a.bodies, numbers=a.numbers, logos=a.logos, emblems=a.emblems)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

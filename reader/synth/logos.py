@@ -33,7 +33,14 @@ SOME_SHARE = 0.3
 # read these nearly as often wrong as the release (session 75): a look that learnt logos, not six of them,
 # is judged on emblems it never saw (benchmarks/logo_faces.py --emblems held-out).
 HELD_OUT = 100
-FAMILIES = {"drawn": tuple(range(KINDS)), "held-out": tuple(range(HELD_OUT, HELD_OUT + 6))}
+# A family without end (kinds DRAWN_FROM..): each kind a shape emblem_shapes.shape draws from that number,
+# none of them a digit or a pip, for a look to learn that a logo is no face rather than six logos
+# (bulk crops --emblems procedural; session 76).
+DRAWN_FROM = 1000
+FAMILIES = {"drawn": tuple(range(KINDS)), "held-out": tuple(range(HELD_OUT, HELD_OUT + 6)),
+            "procedural": range(DRAWN_FROM, DRAWN_FROM + 100_000)}
+# the families a look may be taught (bulk); the held-out family only judges one
+TAUGHT = ("drawn", "procedural")
 
 
 def logo_value(die: str, style: str | None) -> int | None:
@@ -48,7 +55,11 @@ def logo_value(die: str, style: str | None) -> int | None:
 
 def emblem(kind: int, size: int) -> np.ndarray:
     """The ink mask (size x size, uint8) of emblem `kind` (a kind of FAMILIES: 0..KINDS-1 drawn by
-    bulk, HELD_OUT.. the held-out family), drawn at 4x and shrunk."""
+    bulk, HELD_OUT.. the held-out family, DRAWN_FROM.. drawn by emblem_shapes), drawn at 4x and shrunk."""
+    if kind >= DRAWN_FROM:
+        from reader.synth.emblem_shapes import shape
+
+        return shape(kind, size)
     big = size * 4
     img = np.zeros((big, big), np.uint8)
     c, r = big / 2, big * 0.34

@@ -29,6 +29,10 @@ CASES = {
     "room-lit D20, half clear resin, numbered anew": ("d20-room-clear-numbered",
                                                      ["--mix", "d20", "--light", "room", "--bodies", "clear",
                                                       "--numbers", "varied"]),
+    "D6 bearing a logo drawn anew on the face up": ("d6-logos", ["--mix", "d6", "--logos", "up", "--emblems", "procedural"]),
+    "numeral dice numbered anew, a logo up": ("numerals-numbered-logos",
+                                              ["--mix", "numerals", "--numbers", "varied", "--logos", "up",
+                                               "--emblems", "procedural"]),
 }
 
 
@@ -89,3 +93,30 @@ def test_the_render_step_asks_by_default_for_the_fonts_every_seed_was_drawn_in()
     assert ("went on" in run.stdout) != stops
     if stops:
         assert f"numeral fonts travelled, not {FONTS_RENDERED}" in run.stdout
+
+
+def _gpu(command: str) -> list[str]:
+    return subprocess.run(["bash", "-c", f'source "{GPU_SH}" && {command}'],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("name", CASES)
+def test_only_logo_mixes_are_marked_to_be_taught_no_face(name):
+    """A -logos render folder is marked (sN.logos) so that train teaches its dice no face; any other
+    marked so would teach a look to refuse plain faces."""
+    spec, expected = CASES[name]
+    assert _gpu(f"logo_mix {spec}") == (["yes"] if "--logos" in expected else ["no"])
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_logo_folders_are_taught_no_face_and_the_rest_read(tmp_path):
+    """train's second looks read the plain folders (--synth) and are taught the marked ones as no face
+    (--unsure), never both ways; with no marked folder they are asked nothing of logos."""
+    for n in ("s101", "s102", "s103"):
+        (tmp_path / n).mkdir()
+    (tmp_path / "s102.logos").touch()
+    assert _gpu(f"render_folders synth {tmp_path}") == ["--synth", f"{tmp_path}/s101/", "--synth", f"{tmp_path}/s103/"]
+    assert _gpu(f"render_folders logos {tmp_path}") == ["--unsure", f"{tmp_path}/s102/", "--unsure-share", "0.2"]
+    (tmp_path / "s102.logos").unlink()
+    assert _gpu(f"render_folders logos {tmp_path}") == []

@@ -15,7 +15,9 @@
 # dice clear resin, --bodies clear, e.g. d20-room-clear, d20-room-makers-clear; one ending in -numbered
 # numbers each die anew, as some maker numbers theirs, --numbers varied, e.g. d20-room-clear-numbered,
 # numerals-numbered: the renders before session 65 carried one numbering per die type, and the D20
-# look learnt it); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
+# look learnt it; one ending in -logos puts a maker's logo, a shape drawn anew, on each main die's face
+# up, --logos up --emblems procedural, e.g. d6-logos, numerals-numbered-logos: `train` teaches those
+# folders' dice as no face); `check` tries both trainers for seconds; `train MINUTES LOOKS` teaches the
 # looks named (whole: reader.onnx; top: reader_top.onnx, the numeral dice; d10: reader_top_d10.onnx; d6:
 # reader_top_d6.onnx; HOLD, default 0, the d10 and d6 looks' pull toward the release's answers, --hold;
 # STEADY, default 0, the d10 and d6 looks' pull between two cuts of a die a frame pixel apart, --steady;
@@ -64,13 +66,19 @@ gl_setup() {
 mix_args() {
     # a MIXES name -> the bulk crops options it stands for (models/README.md)
     local mix=$1 extra=""
-    if [ "${mix%-numbered}" != "$mix" ]; then mix=${mix%-numbered}; extra="--numbers varied"; fi
+    if [ "${mix%-logos}" != "$mix" ]; then mix=${mix%-logos}; extra="--logos up --emblems procedural"; fi
+    if [ "${mix%-numbered}" != "$mix" ]; then mix=${mix%-numbered}; extra="--numbers varied${extra:+ $extra}"; fi
     if [ "${mix%-clear}" != "$mix" ]; then mix=${mix%-clear}; extra="--bodies clear${extra:+ $extra}"; fi
     if [ "${mix%-makers}" != "$mix" ]; then mix=${mix%-makers}; extra="--glyphs makers${extra:+ $extra}"; fi
     if [ "${mix%-thin}" != "$mix" ]; then mix=${mix%-thin}; extra="--glyphs thin${extra:+ $extra}"; fi
     if [ "${mix%-room}" != "$mix" ]; then mix=${mix%-room}; extra="--light room${extra:+ $extra}"; fi
     if [ "$mix" = d20-sharp ]; then mix=d20; extra="$extra --resample-min 0.6"; fi
     echo "--mix $mix $extra"
+}
+
+logo_mix() {
+    # a MIXES name -> yes where its crops' main dice bear a logo up (a name ending in -logos), else no
+    if [ "${1%-logos}" != "$1" ]; then echo yes; else echo no; fi
 }
 
 replay_of() {
@@ -89,6 +97,7 @@ split_renders() {
     local d n
     for d in work/dsynth/s*/; do
         n=$(basename "$d")
+        if [ -f "work/dsynth/$n.logos" ]; then continue; fi  # logos are no face at any angle
         python3 -m models.train.slant_split "${d%/}=$(cat "work/dsynth/$n.replay")" --out work/dsplit \
             --near "${SPLIT_NEAR:-15}" --steep "${SPLIT_STEEP:-25}" --rise "${SPLIT_RISE:-0}" > "work/dsynth/$n.split.log" 2>&1 &
     done
@@ -125,6 +134,8 @@ render() {
         options=$(mix_args "${spec%%:*}")
         for _ in $(seq "${spec##*:}"); do
             replay_of "$seed" "${spec%%:*}" > "work/dsynth/s$seed.replay"
+            # a -logos folder's dice bear a logo on the face up: train teaches them as no face
+            if [ "$(logo_mix "${spec%%:*}")" = yes ]; then touch "work/dsynth/s$seed.logos"; fi
             timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
                 --seed "$seed" $options > "work/dsynth/s$seed.log" 2>&1 &
             seed=$((seed + 1))
@@ -177,10 +188,28 @@ d20_seen() {
         --out "$OUT/$1.pt" > "$OUT/$1.log" 2>&1 &
 }
 
+render_folders() {
+    # KIND [ROOT]: the render folders as train_top_face's options: `synth`, those to read (--synth DIR); `logos`,
+    # the -logos folders, their dice taught no face (--unsure DIR ..., --unsure-share LOGO_SHARE,
+    # default 0.2), asked of the second looks (top, d10, d6) alone: the whole look and the D20 looks
+    # never see them. ROOT (default work/dsynth): where the folders are
+    local d n=0
+    for d in "${2:-work/dsynth}"/s*/; do
+        [ -d "$d" ] || continue
+        if [ -f "${d%/}.logos" ]; then
+            if [ "$1" = logos ]; then printf '%s\n' --unsure "$d"; n=$((n + 1)); fi
+        elif [ "$1" = synth ]; then
+            printf '%s\n' --synth "$d"
+        fi
+    done
+    if [ "$n" -gt 0 ]; then printf '%s\n' --unsure-share "${LOGO_SHARE:-0.2}"; fi
+}
+
 train() {
     local minutes=$1 looks=(${2//,/ })
-    local synth=() workers=$((14 / ${#looks[@]}))
-    for d in work/dsynth/s*/; do synth+=(--synth "$d"); done
+    local synth=() logos=() workers=$((14 / ${#looks[@]}))
+    mapfile -t synth < <(render_folders synth)
+    mapfile -t logos < <(render_folders logos)
     local split=()
     if [[ " ${looks[*]} " == *" d20split "* || " ${looks[*]} " == *" d20on "* || " ${looks[*]} " == *" nearon "* ]]; then
         split_renders
@@ -198,13 +227,13 @@ train() {
                        --hard-negatives models/detector.onnx --blur 0.1 "${synth[@]}" --reload-minutes 1000 \
                        --seed 22 --out "$OUT/whole.pt" > "$OUT/whole.log" 2>&1 & ;;
             top) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \
-                     "${synth[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
+                     "${synth[@]}" "${logos[@]}" --seed 21 --out "$OUT/top.pt" > "$OUT/top.log" 2>&1 & ;;
             d10) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d10.onnx \
-                     --dice d10 --real-share 0.5 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" --seed 23 --out "$OUT/d10.pt" \
+                     --dice d10 --real-share 0.5 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" "${logos[@]}" --seed 23 --out "$OUT/d10.pt" \
                      > "$OUT/d10.log" 2>&1 & ;;
             # the D6's look (pips and numerals, the whole die cut close), half its draws the real trays'
             d6) python3 -m models.train.train_top_face "${common[@]}" --lr 3e-4 --init models/reader_top_d6.onnx \
-                    --dice d6 --cut d6=1.15 --real-share 0.5 --blur 0.1 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" --seed 28 \
+                    --dice d6 --cut d6=1.15 --real-share 0.5 --blur 0.1 --hold "${HOLD:-0}" --steady "${STEADY:-0}" "${synth[@]}" "${logos[@]}" --seed 28 \
                     --out "$OUT/d6.pt" > "$OUT/d6.log" 2>&1 & ;;
             # real D20 are read best cut tight to their top face (models/reader.md, sessions 32-33)
             d20) python3 -m models.train.train_top_face "${common[@]}" --lr 6e-4 --init models/reader_top.onnx \

@@ -135,6 +135,7 @@ render() {
         for _ in $(seq "${spec##*:}"); do
             replay_of "$seed" "${spec%%:*}" > "work/dsynth/s$seed.replay"
             # a -logos folder's dice bear a logo on the face up: train teaches them as no face
+            rm -f "work/dsynth/s$seed.logos"  # an earlier call's mark on this seed is not this mix's
             if [ "$(logo_mix "${spec%%:*}")" = yes ]; then touch "work/dsynth/s$seed.logos"; fi
             timeout "$seconds" python3 -m reader.synth.bulk crops --out "work/dsynth/s$seed" --count 200000 \
                 --seed "$seed" $options > "work/dsynth/s$seed.log" 2>&1 &

@@ -16,6 +16,10 @@ a label row whose die shows an emblem up says so ("logo": true). Its value stays
 numbering has on that face: with `up`, the emblem goes on whatever face is up, so on a real die it
 would stand for logo_value instead (benchmarks/logo_faces.py scores it so). Drawn after the scene is
 laid out and numbered, from an rng of its own, so the dice lie as the seed put them.
+
+The emblems come in families (FAMILIES): six drawn here, which bulk draws by default; six more that
+bulk never draws, to judge a look on shapes it was not taught; and "procedural", a shape of its own
+for each die from reader.synth.emblem_shapes, so that a look taught them learns logos, not six.
 """
 
 from __future__ import annotations

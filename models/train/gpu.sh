@@ -77,8 +77,8 @@ mix_args() {
 }
 
 logo_mix() {
-    # a MIXES name -> yes where its crops' main dice bear a logo up (a name ending in -logos), else no
-    if [ "${1%-logos}" != "$1" ]; then echo yes; else echo no; fi
+    # a MIXES name -> yes where its crops' main dice bear a logo up (mix_args gives --logos), else no
+    case " $(mix_args "$1") " in *" --logos "*) echo yes ;; *) echo no ;; esac
 }
 
 replay_of() {

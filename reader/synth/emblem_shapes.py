@@ -26,7 +26,6 @@ import numpy as np
 # capital letters that are no digit's twin, upright or turned as a die turns them (O 0, I/L 1, S 5, Z 2,
 # B 8, G 6, D/Q/U 0, and turned over: T a footed 1, E a 3)
 LETTERS = "ACFHKMNPRVWXY"
-PARTS = ("star", "lobed", "strokes", "letters", "crest", "polygon")
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
 ENCLOSED_SHARE = 0.35  # of the shapes drawn inside a ring, a polygon or a shield (strokes always are)
@@ -49,18 +48,24 @@ def _draw(rng: np.random.Generator, big: int) -> np.ndarray:
     c = big / 2
     r = big * 0.36
     line = max(2, int(big * rng.uniform(0.035, 0.08)))
-    part = PARTS[int(rng.integers(len(PARTS)))]
+    part = tuple(PARTS)[int(rng.integers(len(PARTS)))]
     # strokes alone may cross as a 7's or a 5's do; in a ring they are a monogram, as makers draw them
     if part == "strokes" or rng.random() < ENCLOSED_SHARE:
         _enclosure(img, rng, c, r, line)
         r *= 0.62
-    {"star": _star, "lobed": _lobed, "strokes": _strokes, "letters": _letters,
-     "crest": _crest, "polygon": _polygon}[part](img, rng, c, r, line)
+    PARTS[part](img, rng, c, r, line)
     return img
 
 
-def _pts(c: float, r: float, xy) -> list[np.ndarray]:
+def unit_points(c: float, r: float, xy) -> list[np.ndarray]:
+    """Points given about a unit circle (x, y in -1..1) as OpenCV's polygon of pixels, centred at c
+    with radius r (logos.emblem draws its six the same way)."""
     return [np.int32([(c + x * r, c + y * r) for x, y in xy])]
+
+
+def _ngon(n: int, turn: float, radius: float = 1.0) -> list[tuple[float, float]]:
+    """A regular n-gon's corners about the unit circle, turned by `turn` radians."""
+    return [(radius * np.cos(turn + 2 * np.pi * i / n), radius * np.sin(turn + 2 * np.pi * i / n)) for i in range(n)]
 
 
 def _enclosure(img, rng, c, r, line) -> None:
@@ -70,10 +75,9 @@ def _enclosure(img, rng, c, r, line) -> None:
     elif kind == 1:
         n = int(rng.integers(5, 9))
         a0 = rng.uniform(0, 2 * np.pi)
-        cv2.polylines(img, _pts(c, r, [(np.cos(a0 + 2 * np.pi * i / n), np.sin(a0 + 2 * np.pi * i / n))
-                                      for i in range(n)]), True, 255, line, lineType=cv2.LINE_AA)
+        cv2.polylines(img, unit_points(c, r, _ngon(n, a0)), True, 255, line, lineType=cv2.LINE_AA)
     else:  # a shield
-        cv2.polylines(img, _pts(c, r, [(-0.8, -0.85), (0.8, -0.85), (0.8, 0.1), (0.0, 1.0), (-0.8, 0.1)]),
+        cv2.polylines(img, unit_points(c, r, [(-0.8, -0.85), (0.8, -0.85), (0.8, 0.1), (0.0, 1.0), (-0.8, 0.1)]),
                       True, 255, line, lineType=cv2.LINE_AA)
 
 
@@ -85,9 +89,9 @@ def _star(img, rng, c, r, line) -> None:
     xy = [((1.0 if i % 2 == 0 else inner) * np.cos(a0 + np.pi * i / n) * sx,
            (1.0 if i % 2 == 0 else inner) * np.sin(a0 + np.pi * i / n)) for i in range(2 * n)]
     if rng.random() < 0.6:
-        cv2.fillPoly(img, _pts(c, r, xy), 255, lineType=cv2.LINE_AA)
+        cv2.fillPoly(img, unit_points(c, r, xy), 255, lineType=cv2.LINE_AA)
     else:
-        cv2.polylines(img, _pts(c, r, xy), True, 255, line, lineType=cv2.LINE_AA)
+        cv2.polylines(img, unit_points(c, r, xy), True, 255, line, lineType=cv2.LINE_AA)
 
 
 def _lobed(img, rng, c, r, line) -> None:
@@ -97,7 +101,7 @@ def _lobed(img, rng, c, r, line) -> None:
     for k in range(2, 7):
         rad += rng.uniform(0, 0.28) * np.cos(k * t + rng.uniform(0, 2 * np.pi))
     rad = 0.55 + 0.45 * rad / rad.max()
-    cv2.fillPoly(img, _pts(c, r, np.stack([rad * np.cos(t), rad * np.sin(t)], 1)), 255, lineType=cv2.LINE_AA)
+    cv2.fillPoly(img, unit_points(c, r, np.stack([rad * np.cos(t), rad * np.sin(t)], 1)), 255, lineType=cv2.LINE_AA)
     if rng.random() < 0.5:  # a hole, off the middle
         hx, hy = rng.uniform(-0.25, 0.25, 2)
         cv2.ellipse(img, (int(c + hx * r), int(c + hy * r)), (int(r * rng.uniform(0.15, 0.3)),
@@ -120,7 +124,7 @@ def _strokes(img, rng, c, r, line) -> None:
             p[2] = rng.uniform(-1, 1, 2)
         s = np.linspace(0, 1, 40)[:, None]
         curve = (1 - s) ** 2 * p[0] + 2 * s * (1 - s) * p[1] + s ** 2 * p[2]
-        cv2.polylines(img, _pts(c, r, curve), False, 255, line, lineType=cv2.LINE_AA)
+        cv2.polylines(img, unit_points(c, r, curve), False, 255, line, lineType=cv2.LINE_AA)
 
 
 def _letters(img, rng, c, r, line) -> None:
@@ -141,7 +145,7 @@ def _crest(img, rng, c, r, line) -> None:
     xs = rng.uniform(0.1, 1.0, n)
     half = list(zip(xs, ys))
     xy = [(0.0, -1.0)] + half + [(0.0, 1.0)] + [(-x, y) for x, y in reversed(half)]
-    cv2.fillPoly(img, _pts(c, r, xy), 255, lineType=cv2.LINE_AA)
+    cv2.fillPoly(img, unit_points(c, r, xy), 255, lineType=cv2.LINE_AA)
     if rng.random() < 0.6:  # an eye or a notch
         cv2.circle(img, (int(c), int(c + r * rng.uniform(-0.5, 0.2))), int(r * rng.uniform(0.1, 0.2)), 0, -1,
                    cv2.LINE_AA)
@@ -151,11 +155,8 @@ def _polygon(img, rng, c, r, line) -> None:
     """A polygon outline holding a smaller filled polygon turned against it."""
     n, m = int(rng.integers(3, 9)), int(rng.integers(3, 7))
     a0, a1 = rng.uniform(0, 2 * np.pi, 2)
-    cv2.polylines(img, _pts(c, r, [(np.cos(a0 + 2 * np.pi * i / n), np.sin(a0 + 2 * np.pi * i / n))
-                                  for i in range(n)]), True, 255, line, lineType=cv2.LINE_AA)
-    k = rng.uniform(0.3, 0.5)
-    cv2.fillPoly(img, _pts(c, r, [(k * np.cos(a1 + 2 * np.pi * i / m), k * np.sin(a1 + 2 * np.pi * i / m))
-                                 for i in range(m)]), 255, lineType=cv2.LINE_AA)
+    cv2.polylines(img, unit_points(c, r, _ngon(n, a0)), True, 255, line, lineType=cv2.LINE_AA)
+    cv2.fillPoly(img, unit_points(c, r, _ngon(m, a1, rng.uniform(0.3, 0.5))), 255, lineType=cv2.LINE_AA)
 
 
 def _pip_or_bar(mask: np.ndarray) -> bool:
@@ -163,13 +164,12 @@ def _pip_or_bar(mask: np.ndarray) -> bool:
     solid blob (a pip), one straight bar (a 1), one plain ring (a 0), or next to no ink?"""
     # as a tray camera sees it: notches, slits and eyes under a 60th of the tile are gone at 15 px
     soft = cv2.GaussianBlur(mask, (0, 0), mask.shape[0] / 60)
-    ink = soft > 127
+    ink = (soft > 127).astype(np.uint8)
     if ink.mean() < 0.03:
         return True
-    n, _, _, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
-    if n - 1 != 1:
+    if cv2.connectedComponents(ink, connectivity=8)[0] - 1 != 1:
         return False
-    contours, _ = cv2.findContours(ink.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outer = max(contours, key=cv2.contourArea)
     area = cv2.contourArea(outer)
     hull = cv2.contourArea(cv2.convexHull(outer))
@@ -182,3 +182,8 @@ def _pip_or_bar(mask: np.ndarray) -> bool:
     # compact and solid: a pip (a filled star of short points, a square or a triangle is one at 15 px), or a
     # ring (a 0) whatever its hole
     return bool(solidity > 0.85 and round_ > 0.55)
+
+
+# the parts an emblem is drawn from, each drawn at the tile's middle c with radius r, strokes `line` wide
+PARTS = {"star": _star, "lobed": _lobed, "strokes": _strokes, "letters": _letters, "crest": _crest,
+         "polygon": _polygon}

@@ -27,6 +27,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from reader.synth.emblem_shapes import shape, unit_points
+
 # the emblems (kind -> how it is drawn in `emblem`): a star, a ring round a triangle, a drop, a shield
 # with a bar, a crown, a monogram-like pair of strokes; each drawn at the tile's middle, 55-75% of it
 KINDS = 6
@@ -61,8 +63,6 @@ def emblem(kind: int, size: int) -> np.ndarray:
     """The ink mask (size x size, uint8) of emblem `kind` (a kind of FAMILIES: 0..KINDS-1 drawn by
     bulk, HELD_OUT.. the held-out family, DRAWN_FROM.. drawn by emblem_shapes), drawn at 4x and shrunk."""
     if kind >= DRAWN_FROM:
-        from reader.synth.emblem_shapes import shape
-
         return shape(kind, size)
     big = size * 4
     img = np.zeros((big, big), np.uint8)
@@ -70,7 +70,7 @@ def emblem(kind: int, size: int) -> np.ndarray:
     line = max(2, int(big * 0.05))
 
     def poly(points, fill=True):
-        pts = [np.int32([(c + x * r, c + y * r) for x, y in points])]
+        pts = unit_points(c, r, points)
         if fill:
             cv2.fillPoly(img, pts, 255, lineType=cv2.LINE_AA)
         else:

@@ -2,10 +2,11 @@
 
 The reader is scored on cameras nobody here has; this prints, for each set's holdout fifth (every
 image of a set the models never train on), end-to-end and accepted-but-wrong as photographed, then
-in low light, tungsten light, monochrome, JPEG quality 25, out of focus, from a camera 3x
-closer, from one with 3x the pixels 3x farther away, and from one with 4x the pixels on the same
-tray, with its own sensor noise (reader.vision.other_cameras). The variants are written to a
-temporary folder and deleted.
+in low light, tungsten light, monochrome, JPEG quality 25 and 50, out of focus, overexposed, with
+motion blur, from a camera 3x closer, from one with 3x the pixels 3x farther away, from one with 4x
+the pixels on the same tray, with its own sensor noise, and from one with 2x and 3x fewer pixels (or
+as many, farther away: the dice smaller in pixels), the first also as its JPEG at quality 75
+(reader.vision.other_cameras). The variants are written to a temporary folder and deleted.
 
 Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera]
      (default sets: tray-d6-nell tray-mixed-bartek desk-d6-matteo, from ../shared/realdata)
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reader.commands.evaluate import evaluate_images, resolve_set  # noqa: E402
 from reader.vision.evaluate import summarise  # noqa: E402
-from reader.vision.other_cameras import VARIANTS, close_up, far_away, more_pixels  # noqa: E402
+from reader.vision.other_cameras import VARIANTS, close_up, far_away, jpeg, more_pixels, smaller  # noqa: E402
 from reader.vision.realdata import TRAINABLE, load_set, write_set  # noqa: E402
 from reader.vision.recognizer import Recognizer  # noqa: E402
 
@@ -35,7 +36,8 @@ def write_variants(images, out: Path) -> dict[str, Path]:
     photos = [(im, img) for im in images if (img := cv2.imread(str(im.path))) is not None]
     folders = {}
     for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close"), ("3x farther", "far"),
-                          ("4x pixels", "more")]:
+                          ("4x pixels", "more"), ("2x smaller", 2.0), ("3x smaller", 3.0),
+                          ("2x smaller JPEG 75", (2.0, 75))]:
         folder = out / name.replace(" ", "_")
         folder.mkdir()
         if variant == "close":
@@ -45,6 +47,11 @@ def write_variants(images, out: Path) -> dict[str, Path]:
             shown = [(im.path.stem + ".jpg", *far_away(img, im.dice, 3.0)) for im, img in photos]
         elif variant == "more":
             shown = [(im.path.stem + ".jpg", *more_pixels(img, im.dice, rng)) for im, img in photos]
+        elif isinstance(variant, float):
+            shown = [(im.path.stem + ".png", *smaller(img, im.dice, variant)) for im, img in photos]
+        elif isinstance(variant, tuple):  # fewer pixels, and a camera's or a photo file's JPEG after
+            shown = [(im.path.stem + ".png", jpeg(small, variant[1]), dice)
+                     for im, img in photos for small, dice in [smaller(img, im.dice, variant[0])]]
         else:
             shown = [(im.path.stem + ".png", img if variant is None else variant(img, rng), im.dice)
                      for im, img in photos]

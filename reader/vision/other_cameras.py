@@ -3,9 +3,10 @@ cameras nobody here has, so its figures on the ones we have are also measured th
 
 Each variant is a pure function of an image (and a random generator, for sensor noise); the close
 camera also moves the labels, since it cuts windows of the photo and blows them up, and so does the
-far camera, which sets the photo in a larger frame, and the camera with more pixels, which blows
-it up. Writing the variants out and scoring them is benchmarks/other_cameras.py's and
-tests/test_close_camera.py's and test_far_camera.py's.
+far camera, which sets the photo in a larger frame, the camera with fewer pixels, which shrinks it,
+and the camera with more pixels, which blows it up. Writing the variants out and scoring them is
+benchmarks/other_cameras.py's and tests/test_close_camera.py's, test_far_camera.py's and
+test_legible_size.py's.
 """
 
 from __future__ import annotations
@@ -55,6 +56,19 @@ def out_of_focus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), 1.6)
 
 
+def overexposed(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """An exposure set for a dark tray: 1.6x the light, the bright parts clipped (a white die on a
+    pale desk loses its outline)."""
+    return np.clip(img.astype(np.float32) * 1.6, 0, 255).astype(np.uint8)
+
+
+def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The camera or the table shaken across the exposure: a 5 px streak, side to side."""
+    kernel = np.zeros((5, 5), np.float32)
+    kernel[2, :] = 1 / 5
+    return cv2.filter2D(img, -1, kernel)
+
+
 VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
     "low light": low_light,
     "tungsten": tungsten,
@@ -62,6 +76,8 @@ VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
     "JPEG 25": webcam_jpeg(25),
     "JPEG 50": webcam_jpeg(50),
     "out of focus": out_of_focus,
+    "overexposed": overexposed,
+    "motion blur": motion_blur,
 }
 
 # where the close camera's windows are centred, as shares of the photo's width and height
@@ -116,6 +132,17 @@ def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Ge
     big += rng.normal(0.0, noise, big.shape).astype(np.float32)
     scaled = [d if d.box is None else replace(d, box=tuple(v * zoom for v in d.box)) for d in dice]
     return np.clip(big, 0, 255).astype(np.uint8), scaled
+
+
+def smaller(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 2.0) -> tuple[np.ndarray, list[LabeledDie]]:
+    """The same tray from a camera with `scale` times fewer pixels across, or as many pixels `scale`
+    times farther away: the photo shrunk by area, the boxes scaled. Where far_away's dice keep their
+    pixels, these lose them: a 40 px die becomes 20 px, its pips and numerals a few pixels each, and
+    the reader must refuse what it cannot read (reader.vision.legible)."""
+    h, w = img.shape[:2]
+    small = cv2.resize(img, (max(1, round(w / scale)), max(1, round(h / scale))), interpolation=cv2.INTER_AREA)
+    shrunk = [d if d.box is None else replace(d, box=tuple(v / scale for v in d.box)) for d in dice]
+    return small, shrunk
 
 
 def far_away(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 3.0) -> tuple[np.ndarray, list[LabeledDie]]:

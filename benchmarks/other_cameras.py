@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     recognizer = Recognizer.load(args.models)
     recognizer.guess_view = args.guess_camera
-    print(f"{'set':22s} {'camera':16s} {'images':>6s} {'dice':>5s} {'end-to-end':>10s} {'wrong':>11s} {'false det':>9s}")
+    print(f"{'set':22s} {'camera':18s} {'images':>6s} {'dice':>5s} {'end-to-end':>10s} {'wrong':>11s} {'false det':>9s}")
     for spec in args.sets:
         folder = resolve_set(spec)
         images = [im for im in load_set(folder) if im.holdout or folder.name not in TRAINABLE]
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
             for name, variant in write_variants(images, Path(tmp)).items():
                 s = summarise(name, evaluate_images(load_set(variant), recognizer))
                 wrong = f"{s.accepted_wrong} ({100 * (s.accepted_wrong_rate or 0):.2f}%)"
-                print(f"{folder.name:22s} {name:16s} {s.images:6d} {s.dice:5d} {100 * (s.end_to_end or 0):9.2f}% {wrong:>11s} "
+                print(f"{folder.name:22s} {name:18s} {s.images:6d} {s.dice:5d} {100 * (s.end_to_end or 0):9.2f}% {wrong:>11s} "
                       f"{s.false_detections:9d}", flush=True)
     return 0
 

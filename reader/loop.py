@@ -30,6 +30,7 @@ from reader.recording import RecordingError, RecordingWriter, next_roll_dir
 from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
 from reader.unmoved import split_unmoved
+from reader.vision import legible
 
 EventSink = Callable[[dict], None]
 FrameSink = Callable[[int, np.ndarray, "list[DieReading] | None"], None]
@@ -113,6 +114,7 @@ class LiveLoop:
         self._pace_start: tuple[float, float] | None = None
         self._stop_requested = False
         self._guessed = GuessedCamera() if self.config.guess_camera else None
+        self._told_small = False  # the set-up note on dice refused for their size is given once
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -348,6 +350,9 @@ class LiveLoop:
         left: list[DieReading] = []
         if readings is not None:
             readings, left = split_unmoved(readings, self._roll.baseline, frame.bgr)
+            if not self._told_small and any(legible.refused_for_size(r) for r in readings):
+                self._told_small = True
+                self._record("note", frame.t, text=legible.setup_note(readings))
             if not readings and not verdict.triggered:
                 # dice picked up (the tray was cleared): not a roll; a tower drop still counts
                 self._not_a_roll(frame, "no dice in the tray after it settled (dice picked up?)")

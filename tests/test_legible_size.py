@@ -135,3 +135,51 @@ def test_a_photo_of_one_small_die_says_why_it_is_not_read_on_read_single(tmp_pat
     (out,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     (d,) = out["dice"]
     assert d["die"] == die and d["value"] is None and d["state"] == "unreadable" and d["reason"] == why
+
+
+class SmallDiceRecognizer:
+    """Test fake: the recorded truth of each frame (tray_fakes' 18 px squares), read at `confidence`
+    and judged by the size rule as the recognizer judges its readings."""
+
+    versions = {"fake": "small"}
+
+    def __init__(self, truth, confidence: float) -> None:
+        self.truth, self.confidence = truth, confidence
+
+    def read_frame(self, bgr):
+        from dataclasses import replace
+
+        from reader.vision.legible import judge_size
+
+        return judge_size([replace(r, outcome=Face(r.value, self.confidence)) if r.value is not None else r
+                           for r in self.truth.read_frame(bgr)])
+
+
+@pytest.mark.parametrize("confidence, told", [
+    pytest.param(0.90, 1, id="read at 0.90: refused, and the table told once in two rolls"),
+    pytest.param(0.99, 0, id="read at 0.99: the small dice stand, nothing to tell"),
+])
+def test_the_live_loop_tells_the_table_once_that_its_dice_are_too_small_in_the_picture(tmp_path, confidence, told):
+    from reader.decide import RulesDecider
+    from reader.loop import LiveLoop, LoopConfig
+    from reader.recording import RecordingReader, list_rolls
+    from reader.sources import open_source
+    from tray_fakes import TruthRecognizer, make_rolls
+
+    src = make_rolls(tmp_path / "src", [[("d6", 3)], [("d6", 5)]])
+    events = []
+    loop = LiveLoop(open_source(f"recording:{src}"), SmallDiceRecognizer(TruthRecognizer(src), confidence),
+                    RulesDecider.banish("A,B,C,D,E", die="d6"), LoopConfig(out_dir=tmp_path / "rolls"),
+                    on_event=events.append)
+    loop.run()
+    notes = [e["text"] for e in events if e["type"] == "note" and "refused for their size" in e["text"]]
+    assert len(notes) == told
+    decisions = [e for e in events if e["type"] == "decision"]
+    if told:
+        assert "18-18 px" in notes[0] and "bring the camera closer" in notes[0]
+        assert [d["result"] for d in decisions] == ["roll-again", "roll-again"]
+        assert "small in the picture" in decisions[0]["reason"]
+        first = RecordingReader(list_rolls(tmp_path / "rolls")[0])
+        assert any("refused for their size" in e["text"] for e in first.of_type("note"))  # kept as evidence
+    else:
+        assert [d["result"] for d in decisions][:1] == ["banish"]

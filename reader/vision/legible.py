@@ -52,6 +52,23 @@ def unsure_small_reason(die: str) -> str:
             f"needs {SMALL_ACCEPT}): bring the camera closer or give it more pixels")
 
 
+def refused_for_size(reading: DieReading) -> bool:
+    """Whether `reading` was refused by this rule (its reason is one of this module's)."""
+    return isinstance(reading.outcome, Unreadable) and (
+        reading.outcome.reason == too_small_reason()
+        or (reading.die in SMALL_SIDE_PX and reading.outcome.reason == unsure_small_reason(reading.die)))
+
+
+def setup_note(readings: list[DieReading]) -> str:
+    """What the live loop tells the table, once, when a roll's dice were refused for their size: the
+    camera is set up too far or with too few pixels for these dice, which no roll again will mend."""
+    sides = sorted(r.box.side for r in readings)
+    return (f"dice refused for their size in the picture (the dice here are {sides[0]:.0f}-{sides[-1]:.0f} px "
+            f"across; a D6 under {SMALL_SIDE_PX['d6']:.0f} px or a D10, D12 or D20 under "
+            f"{SMALL_SIDE_PX['d10']:.0f} px is read only at {SMALL_ACCEPT}): bring the camera closer to the "
+            f"tray or give it more pixels")
+
+
 def size_refusal(reading: DieReading) -> str | None:
     """Why `reading`'s value may not stand for its die's size in the picture, or None where it may (or
     where it has none)."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face, Unreadable
-from reader.vision import above, close_dice, lean_guard, legible, reread, wider
+from reader.vision import above, close_dice, lean_guard, legible, lone_dot, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat, around
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
@@ -230,7 +230,7 @@ class Recognizer:
         readings = merge_read_twice(readings)
         if self.view is None and self.lean is not None and self.lean_guard:  # no camera: no looks either
             readings = lean_guard.refuse_leaning(self.lean, image, readings)
-        readings = legible.judge_size(readings)
+        readings = lone_dot.refuse_lone_dots(image, legible.judge_size(readings))
         readings.sort(key=_reading_order)
         return readings
 
@@ -475,9 +475,15 @@ class Recognizer:
             straight.view, straight.lean = SINGLE_ABOVE, self.look_from_above  # a die seen straight down
             again = straight._read_single(image, found)
             if again.value is not None:
-                again = legible.judge_size([again])[0]  # a die too small to stand is refused read either way
+                again = self._last_checks(image, again)  # a die too small, or a lone dot, is refused read either way
                 return again, (SINGLE_ABOVE if again.value is not None else None)
-        return legible.judge_size([reading])[0], None
+        return self._last_checks(image, reading), None
+
+    @staticmethod
+    def _last_checks(image: np.ndarray, reading: DieReading) -> DieReading:
+        """A single photo's reading as read_frame's last steps judge a frame's: its size in the picture
+        (reader.vision.legible), a 1 with no die's edge around it (reader.vision.lone_dot)."""
+        return lone_dot.refuse_lone_dots(image, legible.judge_size([reading]))[0]
 
     def _read_single(self, image: np.ndarray, found_as_is: tuple | None = None) -> DieReading:
         """read_single as this reader's camera (or none) sees the die, read once; `found_as_is`: (the

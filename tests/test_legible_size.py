@@ -3,9 +3,9 @@
 A camera with fewer pixels, or farther from the tray, shows dice a few pixels across; the reader
 then read real D10 wrong 6% of the time, and small D6 under JPEG 1.8%, at confidences it is right to
 trust for bigger dice. These tests hold the rule by named cases, the recognizer to it on a committed
-still shown 2x smaller and on a single photo shown 5x smaller, and, where ../shared/realdata is
-present, tray-mixed-bartek's holdout seen 2x smaller to the 0.5% accepted-but-wrong target (measured:
-1.37% without the rule, 0% with it).
+still shown 2x smaller and on photos of one die shown 4x and 7x smaller, the live loop to its one
+note on a camera set too far, and, where ../shared/realdata is present, tray-mixed-bartek's holdout
+seen 2x smaller to the 0.5% accepted-but-wrong target (measured: 1.37% without the rule, 0% with it).
 """
 
 from __future__ import annotations

@@ -230,7 +230,7 @@ class Recognizer:
         readings = merge_read_twice(readings)
         if self.view is None and self.lean is not None and self.lean_guard:  # no camera: no looks either
             readings = lean_guard.refuse_leaning(self.lean, image, readings)
-        readings = lone_dot.refuse_lone_dots(image, legible.judge_size(readings))
+        readings = self._last_checks(image, readings)
         readings.sort(key=_reading_order)
         return readings
 
@@ -475,15 +475,16 @@ class Recognizer:
             straight.view, straight.lean = SINGLE_ABOVE, self.look_from_above  # a die seen straight down
             again = straight._read_single(image, found)
             if again.value is not None:
-                again = self._last_checks(image, again)  # a die too small, or a lone dot, is refused read either way
+                (again,) = self._last_checks(image, [again])  # a die too small, or a lone dot, either way
                 return again, (SINGLE_ABOVE if again.value is not None else None)
-        return self._last_checks(image, reading), None
+        return self._last_checks(image, [reading])[0], None
 
     @staticmethod
-    def _last_checks(image: np.ndarray, reading: DieReading) -> DieReading:
-        """A single photo's reading as read_frame's last steps judge a frame's: its size in the picture
-        (reader.vision.legible), a 1 with no die's edge around it (reader.vision.lone_dot)."""
-        return lone_dot.refuse_lone_dots(image, legible.judge_size([reading]))[0]
+    def _last_checks(image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+        """The last steps of a frame's reading and of a single photo's: each value judged by its die's
+        size in the picture (reader.vision.legible), a D6's 1 by the die's edge around its pip
+        (reader.vision.lone_dot)."""
+        return lone_dot.refuse_lone_dots(image, legible.judge_size(readings))
 
     def _read_single(self, image: np.ndarray, found_as_is: tuple | None = None) -> DieReading:
         """read_single as this reader's camera (or none) sees the die, read once; `found_as_is`: (the

@@ -176,7 +176,7 @@ def test_the_live_loop_tells_the_table_once_that_its_dice_are_too_small_in_the_p
     assert len(notes) == told
     decisions = [e for e in events if e["type"] == "decision"]
     if told:
-        assert "18-18 px" in notes[0] and "bring the camera closer" in notes[0]
+        assert "the dice here are 18 px across" in notes[0] and "bring the camera closer" in notes[0]
         assert [d["result"] for d in decisions] == ["roll-again", "roll-again"]
         assert "small in the picture" in decisions[0]["reason"]
         first = RecordingReader(list_rolls(tmp_path / "rolls")[0])

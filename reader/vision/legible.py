@@ -62,8 +62,9 @@ def refused_for_size(reading: DieReading) -> bool:
 def setup_note(readings: list[DieReading]) -> str:
     """What the live loop tells the table, once, when a roll's dice were refused for their size: the
     camera is set up too far or with too few pixels for these dice, which no roll again will mend."""
-    sides = sorted(r.box.side for r in readings)
-    return (f"dice refused for their size in the picture (the dice here are {sides[0]:.0f}-{sides[-1]:.0f} px "
+    sides = sorted(round(r.box.side) for r in readings)
+    span = f"{sides[0]}" if sides[0] == sides[-1] else f"{sides[0]}-{sides[-1]}"
+    return (f"dice refused for their size in the picture (the dice here are {span} px "
             f"across; a D6 under {SMALL_SIDE_PX['d6']:.0f} px or a D10, D12 or D20 under "
             f"{SMALL_SIDE_PX['d10']:.0f} px is read only at {SMALL_ACCEPT}): bring the camera closer to the "
             f"tray or give it more pixels")

@@ -334,3 +334,22 @@ def test_the_judge_sees_the_camera_set_up_a_roll_was_read_with(browser, table, a
     assert "tilted 20 toward the right" in text and "11 dice of the earlier rolls dropped" in text
     judge.screenshot(path=str(artifacts / "judge-set-up.png"), full_page=True)
     judge.close()
+
+
+def test_the_judge_sees_a_die_refused_for_its_size_and_the_set_up_note(browser, table, artifacts):
+    """A camera set too far: the loop's note (reader.vision.legible.setup_note) in the judge's history
+    and the refused die's reason in its row, so the judge knows to move the camera, not to roll on."""
+    from reader.reading import Box, DieReading, Face
+    from reader.vision.legible import judge_size, setup_note
+
+    (small,) = judge_size([DieReading("d10", Box(200.0, 300.0, 222.0, 322.0), Face(5, 0.9))])
+    judge = open_judge(browser, table)
+    table.hub.publish({"type": "note", "roll": "0008", "text": setup_note([small])})
+    table.hub.publish({"type": "reading", "roll": "0008", "frame": 9, "dice": [small.to_json()]})
+    judge.wait_for_selector("#dice tbody tr", timeout=5_000)
+    assert "small in the picture and not sure enough (a D10 under 26 px needs 0.97)" in judge.inner_text("#dice tbody tr")
+    judge.wait_for_function("document.getElementById('history').textContent.includes('refused for their size')",
+                            timeout=5_000)
+    assert "[0008] dice refused for their size in the picture (the dice here are 22 px" in judge.inner_text("#history")
+    judge.screenshot(path=str(artifacts / "judge-small-dice.png"), full_page=True)
+    judge.close()

@@ -30,7 +30,12 @@ from reader.recording import RecordingError, RecordingWriter, next_roll_dir
 from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
 from reader.unmoved import split_unmoved
-from reader.vision import legible
+from reader.vision import legible, lone_dot
+
+# Dice refused for what a roll again cannot mend, the camera's set-up: each told to the table once, at
+# the first roll with such a die (which refusal -> what to say), in that roll's recording.
+SETUP_NOTES = {"small": (legible.refused_for_size, legible.setup_note),
+               "lone dot": (lone_dot.refused_as_lone_dot, lone_dot.setup_note)}
 
 EventSink = Callable[[dict], None]
 FrameSink = Callable[[int, np.ndarray, "list[DieReading] | None"], None]
@@ -114,7 +119,7 @@ class LiveLoop:
         self._pace_start: tuple[float, float] | None = None
         self._stop_requested = False
         self._guessed = GuessedCamera() if self.config.guess_camera else None
-        self._told_small = False  # the set-up note on dice refused for their size is given once
+        self._told: set[str] = set()  # the set-up notes given (SETUP_NOTES), each once
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -350,9 +355,10 @@ class LiveLoop:
         left: list[DieReading] = []
         if readings is not None:
             readings, left = split_unmoved(readings, self._roll.baseline, frame.bgr)
-            if not self._told_small and any(legible.refused_for_size(r) for r in readings):
-                self._told_small = True
-                self._record("note", frame.t, text=legible.setup_note(readings))
+            for name, (refused, note) in SETUP_NOTES.items():
+                if name not in self._told and any(refused(r) for r in readings):
+                    self._told.add(name)
+                    self._record("note", frame.t, text=note(readings))
             if not readings and not verdict.triggered:
                 # dice picked up (the tray was cleared): not a roll; a tower drop still counts
                 self._not_a_roll(frame, "no dice in the tray after it settled (dice picked up?)")

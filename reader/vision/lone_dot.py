@@ -60,3 +60,15 @@ def refuse_lone_dots(image: np.ndarray, readings: list[DieReading]) -> list[DieR
     """The readings, each D6 read 1 with no edge around it made Unreadable (its confidence kept)."""
     return [replace(r, outcome=Unreadable(REASON, r.outcome.confidence)) if lone_dot(image, r) else r
             for r in readings]
+
+
+def refused_as_lone_dot(reading: DieReading) -> bool:
+    """Whether `reading` was refused by this rule (its reason is this module's)."""
+    return isinstance(reading.outcome, Unreadable) and reading.outcome.reason == REASON
+
+
+def setup_note(readings: list[DieReading]) -> str:
+    """What the live loop tells the table, once, when a roll had a lone dot refused: the camera's
+    exposure or something on the table, which no roll again will mend."""
+    return ("a die read as 1 was refused: no die's edge around its pip (white dice washed out by an exposure "
+            "set too bright, or a dot on the tray): lower the camera's exposure, or clear the tray")

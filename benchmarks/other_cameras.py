@@ -36,7 +36,7 @@ def write_variants(images, out: Path) -> dict[str, Path]:
     photos = [(im, img) for im in images if (img := cv2.imread(str(im.path))) is not None]
     folders = {}
     for name, variant in [("as photographed", None), *VARIANTS.items(), ("3x closer", "close"), ("3x farther", "far"),
-                          ("4x pixels", "more"), ("2x smaller", 2.0), ("3x smaller", 3.0),
+                          ("4x pixels", "more"), ("2x smaller", (2.0, None)), ("3x smaller", (3.0, None)),
                           ("2x smaller JPEG 75", (2.0, 75))]:
         folder = out / name.replace(" ", "_")
         folder.mkdir()
@@ -47,11 +47,10 @@ def write_variants(images, out: Path) -> dict[str, Path]:
             shown = [(im.path.stem + ".jpg", *far_away(img, im.dice, 3.0)) for im, img in photos]
         elif variant == "more":
             shown = [(im.path.stem + ".jpg", *more_pixels(img, im.dice, rng)) for im, img in photos]
-        elif isinstance(variant, float):
-            shown = [(im.path.stem + ".png", *smaller(img, im.dice, variant)) for im, img in photos]
-        elif isinstance(variant, tuple):  # fewer pixels, and a camera's or a photo file's JPEG after
-            shown = [(im.path.stem + ".png", jpeg(small, variant[1]), dice)
-                     for im, img in photos for small, dice in [smaller(img, im.dice, variant[0])]]
+        elif isinstance(variant, tuple):  # (times fewer pixels, then a camera's or a photo file's JPEG or None)
+            scale, quality = variant
+            shown = [(im.path.stem + ".png", small if quality is None else jpeg(small, quality), dice)
+                     for im, img in photos for small, dice in [smaller(img, im.dice, scale)]]
         else:
             shown = [(im.path.stem + ".png", img if variant is None else variant(img, rng), im.dice)
                      for im, img in photos]

@@ -54,9 +54,10 @@ def unsure_small_reason(die: str) -> str:
 
 def refused_for_size(reading: DieReading) -> bool:
     """Whether `reading` was refused by this rule (its reason is one of this module's)."""
-    return isinstance(reading.outcome, Unreadable) and (
-        reading.outcome.reason == too_small_reason()
-        or (reading.die in SMALL_SIDE_PX and reading.outcome.reason == unsure_small_reason(reading.die)))
+    return isinstance(reading.outcome, Unreadable) and reading.outcome.reason in _REASONS
+
+
+_REASONS = frozenset([too_small_reason(), *(unsure_small_reason(die) for die in SMALL_SIDE_PX)])
 
 
 def setup_note(readings: list[DieReading]) -> str:

@@ -5,12 +5,14 @@ by the detector as if it were a die, and read as a sure 1 (0.97-0.99): desk-d6-m
 1.6x the light (`benchmarks/other_cameras.py`, "overexposed") read five 2s so and gave three phantoms
 a 1 (models/reader.md, "Session 77"). A die showing 1 has its own edge around the pip, where the box
 ends: the outline measured here is the mean gradient (grey levels a pixel) in the ring 0.75-1.15 of
-the box's half-side about its centre, on a cut of 2.6 half-sides resampled to 52 px (so a die's size
-in the picture does not change it). Measured on every D6 read 1 (work/s77/outline2.py, outline3.py):
-the right ones of nell, bartek and matteo's holdouts as photographed and as twenty other cameras
-take them, crops-fickett, type-lurig and the renders (4,035, some counted twice) have 10.9 or more but
-for three cameras: 3x closer 3.7 (the thinnest margin), tungsten 6.0, and overexposed, where matteo's
-right 1s are white on white (0-3: no die to the eye either) and its lone dots under 1. Refused under
+the box's half-side about its centre, on a cut of 2.6 half-sides taken to 52 px as the looks' crops
+are (reader.vision.crops.warp: a bigger die blurred first, as a camera with the cut's pixels would
+see it), so a die's size in the picture does not change it. Measured on every D6 read 1
+(work/s77/outline_warp.py): the right ones of nell, bartek and matteo's holdouts as photographed and
+as twenty-three other cameras take them, crops-fickett, type-lurig and the renders (4,108, some counted
+twice) have 9.9 or more but for three cameras: 3x closer 3.6 (the thinnest margin), tungsten 6.0, and
+overexposed, where matteo's right 1s are white on white (0-3: no die to the eye either) and its lone
+dots under 1. Refused under
 OUTLINE_MIN, 3: matteo overexposed loses its five wrong 1s, three phantoms and fifteen right 1s, and
 nothing else measured changes.
 Pure: reads the picture about the boxes the reader gave.
@@ -24,6 +26,7 @@ import cv2
 import numpy as np
 
 from reader.reading import DieReading, Face, Unreadable
+from reader.vision.crops import warp
 
 CUT = 52          # px of the resampled cut
 CUT_HALF_SIDES = 2.6  # the cut's side, in the box's half-sides
@@ -43,9 +46,7 @@ def outline(image: np.ndarray, box) -> float:
     k = CUT / (CUT_HALF_SIDES * half)
     m = np.float32([[k, 0, CUT / 2 - k * cx], [0, k, CUT / 2 - k * cy]])
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    cut = cv2.warpAffine(grey, m, (CUT, CUT), flags=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    cut = cv2.GaussianBlur(cut, (0, 0), 1.0)
+    cut = cv2.GaussianBlur(warp(grey, m, CUT).astype(np.float32), (0, 0), 1.0)  # the looks' own cut
     mag = np.hypot(cv2.Sobel(cut, cv2.CV_32F, 1, 0), cv2.Sobel(cut, cv2.CV_32F, 0, 1))
     return float(mag[_RING_MASK].mean())
 

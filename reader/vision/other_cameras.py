@@ -20,15 +20,19 @@ import numpy as np
 from reader.vision.realdata import LabeledDie
 
 
+def _bytes(x: np.ndarray) -> np.ndarray:
+    """Light levels back to a camera's 8 bits: what is over 255 clips white."""
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
 def low_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A third of the light, the sensor's noise, brightened again by the camera."""
-    x = img.astype(np.float32) / 3 + rng.normal(0, 2.5, img.shape)
-    return np.clip(x * 2.6, 0, 255).astype(np.uint8)
+    return _bytes((img.astype(np.float32) / 3 + rng.normal(0, 2.5, img.shape)) * 2.6)
 
 
 def tungsten(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Warm light and no white balance (BGR gains)."""
-    return np.clip(img.astype(np.float32) * np.array([0.65, 0.9, 1.25]), 0, 255).astype(np.uint8)
+    return _bytes(img.astype(np.float32) * np.array([0.65, 0.9, 1.25]))
 
 
 def monochrome(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -59,7 +63,7 @@ def out_of_focus(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def overexposed(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """An exposure set for a dark tray: 1.6x the light, the bright parts clipped (a white die on a
     pale desk loses its outline)."""
-    return np.clip(img.astype(np.float32) * 1.6, 0, 255).astype(np.uint8)
+    return _bytes(img.astype(np.float32) * 1.6)
 
 
 def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -121,6 +125,11 @@ def close_up(img: np.ndarray, dice: tuple[LabeledDie, ...], zoom: int = 3
         yield big, inside
 
 
+def _scaled(dice: tuple[LabeledDie, ...], k: float) -> list[LabeledDie]:
+    """The dice' boxes `k` times their coordinates (a photo blown up or shrunk k times); boxless as they are."""
+    return [d if d.box is None else replace(d, box=tuple(v * k for v in d.box)) for d in dice]
+
+
 def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Generator, zoom: int = 4,
                 noise: float = 10.0) -> tuple[np.ndarray, list[LabeledDie]]:
     """A camera with `zoom` times the pixels on the same tray (2560 px where the photo was 640):
@@ -130,8 +139,7 @@ def more_pixels(img: np.ndarray, dice: tuple[LabeledDie, ...], rng: np.random.Ge
     h, w = img.shape[:2]
     big = cv2.resize(img, (w * zoom, h * zoom), interpolation=cv2.INTER_CUBIC).astype(np.float32)
     big += rng.normal(0.0, noise, big.shape).astype(np.float32)
-    scaled = [d if d.box is None else replace(d, box=tuple(v * zoom for v in d.box)) for d in dice]
-    return np.clip(big, 0, 255).astype(np.uint8), scaled
+    return _bytes(big), _scaled(dice, zoom)
 
 
 def smaller(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 2.0) -> tuple[np.ndarray, list[LabeledDie]]:
@@ -141,8 +149,7 @@ def smaller(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 2.0) -
     the reader must refuse what it cannot read (reader.vision.legible)."""
     h, w = img.shape[:2]
     small = cv2.resize(img, (max(1, round(w / scale)), max(1, round(h / scale))), interpolation=cv2.INTER_AREA)
-    shrunk = [d if d.box is None else replace(d, box=tuple(v / scale for v in d.box)) for d in dice]
-    return small, shrunk
+    return small, _scaled(dice, 1 / scale)
 
 
 def far_away(img: np.ndarray, dice: tuple[LabeledDie, ...], scale: float = 3.0) -> tuple[np.ndarray, list[LabeledDie]]:

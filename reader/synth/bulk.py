@@ -101,7 +101,7 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
               glyphs: str = "base", lean: bool = False, light: str = "base",
               bodies: str = "base", numbers: str = "base",
               neighbours: bool = True, logos: str = "none",
-              emblems: str = "drawn") -> tuple[np.ndarray, dict, dict]:
+              emblems: str = "drawn", tens: bool = False) -> tuple[np.ndarray, dict, dict]:
     """(RGB crop, label row without the image name, fx) for image `index` of `seed` and `mix`;
     `glyphs="varied"` draws the numerals from more fonts, reshaped (glyphs.vary_glyphs), "thin" from
     light fonts (glyphs.thin_glyphs), "makers" in makers' forms (digit_forms.vary_forms); `lean`
@@ -110,7 +110,8 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
     False: the main die alone (layouts.crop_scene), as in a photo of one die. `logos` "some" or "up":
     dice bearing a maker's emblem (logos.put_logos), "up" the main die on its face up, from the family
     `emblems` (logos.FAMILIES: "drawn" six emblems, "procedural" a shape drawn anew for each die,
-    "held-out" only for judging a look, never for teaching one)."""
+    "held-out" only for judging a look, never for teaching one). `tens`: the main die, if a D10, a
+    percentile die ("00" to "90"; reader.synth.percentile)."""
     from reader.synth.camfx import RESAMPLE_MIN, apply_fx, sample_fx
     from reader.synth.layouts import MIXES, crop_scene
     from reader.synth.glyphs import vary_glyphs
@@ -149,6 +150,10 @@ def make_crop(renderer, seed: int, index: int, size: int = 128,
         from reader.synth.logos import put_logos
 
         put_logos(scene, np.random.default_rng([seed, index, 29]), up=logos == "up", family=emblems)
+    if tens:  # last: the numbers' and logos' atlases are drawn without the tens' 0
+        from reader.synth.percentile import put_tens
+
+        put_tens(scene)
     fx_rng = np.random.default_rng([seed, index, 5])
     fx = sample_fx(fx_rng, strength=float(fx_rng.uniform(0.3, 1.0)),
                    resample_min=RESAMPLE_MIN if resample_min is None else resample_min)
@@ -182,7 +187,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
              height: int = 540, report_every: int = 200, quiet: bool = False, mix: str = "all",
              resample_min: float | None = None, glyphs: str = "base", lean: bool = False,
              light: str = "base", bodies: str = "base", numbers: str = "base", logos: str = "none",
-             emblems: str = "drawn") -> dict:
+             emblems: str = "drawn", tens: bool = False) -> dict:
     """Render images 0..count-1 of `seed` into `out`, skipping those already there."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     import cv2
@@ -192,7 +197,7 @@ def generate(kind: str, out: Path, count: int, seed: int, size: int = 128, width
     lock = _take_lock(out)
     try:
         return _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
-                         glyphs, lean, light, bodies, numbers, logos, emblems)
+                         glyphs, lean, light, bodies, numbers, logos, emblems, tens)
     finally:
         lock.unlink(missing_ok=True)
 
@@ -221,7 +226,7 @@ def _take_lock(out: Path) -> Path:
 
 def _generate(kind, out, count, seed, size, width, height, report_every, quiet, mix, resample_min,
               glyphs, lean=False, light="base", bodies="base", numbers="base", logos="none",
-              emblems="drawn") -> dict:
+              emblems="drawn", tens=False) -> dict:
     from reader.synth.camfx import encode_jpeg
     from reader.synth.render import Renderer
 
@@ -254,7 +259,7 @@ def _generate(kind, out, count, seed, size, width, height, report_every, quiet, 
             try:
                 if kind == "crops":
                     img, row, fx = make_crop(renderer, seed, i, size, mix, resample_min, glyphs, lean, light, bodies,
-                                              numbers, logos=logos, emblems=emblems)
+                                              numbers, logos=logos, emblems=emblems, tens=tens)
                 else:
                     img, row, fx = make_frame(renderer, seed, i, width, height)
             except (ValueError, RuntimeError, ArithmeticError) as exc:
@@ -346,6 +351,10 @@ def _parser() -> argparse.ArgumentParser:
                         "each die, none a digit or a pip (reader.synth.emblem_shapes); the same dice in the same "
                         "poses either way. The held-out family is never drawn here: it judges a look taught these "
                         "(benchmarks/logo_faces.py --emblems held-out)")
+    p.add_argument("--tens", action="store_true",
+                   help="crops: the main die, where it is a D10, a percentile die, its faces \"00\" to \"90\", labeled "
+                        "\"tens\": true with the value a plain D10 would show (reader.synth.percentile); the same dice "
+                        "in the same poses as without")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -373,13 +382,15 @@ def _run(argv: list[str]) -> int:
         p.error("--logos marks the dice of crops")
     if a.emblems != "drawn" and a.logos == "none":
         p.error("--emblems chooses the logos of --logos some or up")
+    if a.tens and kind != "crops":
+        p.error("--tens numbers the D10 of crops")
     if a.lean and kind != "crops":
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
-                   bodies=a.bodies, numbers=a.numbers, logos=a.logos, emblems=a.emblems)
+                   bodies=a.bodies, numbers=a.numbers, logos=a.logos, emblems=a.emblems, tens=a.tens)
     print(f"bulk {kind}: done, {res['rendered']} rendered at {res['rate']:.2f} {kind}/s")
     return 0
 

@@ -188,13 +188,15 @@ def _d4_tile(values: tuple[int, ...], font_path: str, height_frac: float) -> np.
 @lru_cache(maxsize=192)
 def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69: str,
                 pip_spread: float = 0.5, pip_radius: float = 0.16, engrave: float = 0.0,
-                glyphs: tuple = (), forms: tuple = (), numbers: tuple = (), logo: tuple = ()) -> np.ndarray:
+                glyphs: tuple = (), forms: tuple = (), numbers: tuple = (), logo: tuple = (),
+                tens: bool = False) -> np.ndarray:
     """(H, W, 2) uint8 atlas: ink mask and engraved-rim mask for every face of `die`; `glyphs`
     (from `vary_glyphs`) draws from the larger font set, or (from `thin_glyphs`) from the light
     fonts, and reshapes the digits; `forms` (from `digit_forms.vary_forms`) draws some digits in a
     maker's form; `numbers` (from `numbering.vary_numbers`) puts numbers[i] on face i instead of
     the solid's own; `logo` (value, kind), from `logos.put_logos`, draws emblem `kind` on the face
-    showing `value` in place of its number or pips."""
+    showing `value` in place of its number or pips; `tens` (from `percentile.put_tens`) writes a D10's
+    faces as a percentile die's tens, "00" to "90" (value 10 shows "00", 3 shows "30")."""
     s = numbered(die, tuple(numbers))
     cols, rows = atlas_grid(len(s.faces))
     atlas = np.zeros((rows * TILE, cols * TILE), np.uint8)
@@ -211,7 +213,7 @@ def label_atlas(die: str, style: str, font_idx: int, height_frac: float, mark69:
         elif die == "d6" and style == "pips":
             tile = _pip_tile(s.values[i], pip_spread, pip_radius)
         else:
-            text = s.label(i)
+            text = s.label(i) + ("0" if tens and die == "d10" else "")
             mark = mark69 if needs_mark(text) else "none"
             tile = _draw_text_tile(text, fpath, height_frac, mark, glyphs=glyphs, forms=forms)
         atlas[row * TILE:(row + 1) * TILE, col * TILE:(col + 1) * TILE] = tile

@@ -57,13 +57,19 @@
     python -m reader.synth.prints --out work/synth/prints82s --count 300 --seed 82 --width 640 --height 360
     python -m reader.synth.prints --out work/synth/prints83 --count 500 --seed 83
     python -m reader.synth.prints --out work/synth/prints84s --count 400 --seed 84 --width 640 --height 360
+    # percentile D10 and the dice they are told from (reader v25's percentile check)
+    python -m reader.synth.bulk crops  --out work/synth/tens_7810 --count 2500 --seed 7810 --mix d10 --tens --numbers varied --glyphs varied
+    python -m reader.synth.bulk crops  --out work/synth/plain_7810 --count 2500 --seed 7810 --mix d10 --numbers varied --glyphs varied
+    python -m reader.synth.bulk crops  --out work/synth/num_7811 --count 2500 --seed 7811 --mix numerals --numbers varied --glyphs varied
+    python -m reader.synth.bulk crops  --out work/synth/d12_7814 --count 1500 --seed 7814 --mix d12 --numbers varied --glyphs varied
+    python -m reader.synth.bulk crops  --out work/synth/d20_7815 --count 1500 --seed 7815 --mix d20 --numbers varied --glyphs varied
     python -m models.train.recipe [--detector-minutes 127] [--reader-minutes 356] [--top-face-minutes 70] \
         [--pips-look-minutes 70] [--pips-look-again-minutes 40] [--pips-look-blurred-minutes 30] \
         [--d10-look-minutes 40] [--d10-look-again-minutes 50] [--lean-look-minutes 30] \
         [--lean-look-real-minutes 20] [--seen-look-minutes 20 45 42] [--lean-look-trays-minutes 12] \
         [--above-look-minutes 12] \
         [--frames-minutes 0 0] [--detector-tune-minutes 0] \
-        [--print-check-sure 0.97] [--lean-threshold-crops DIR=SEED:MIX ...]
+        [--print-check-sure 0.97] [--percentile-check-sure 0.92] [--lean-threshold-crops DIR=SEED:MIX ...]
 
 Steps: train the detector on real tray frames (training four-fifths) and rendered scenes; export
 it; find the die in each single-die photo with it; train the reader on real dice, rendered dice,
@@ -93,7 +99,9 @@ thresholds (raised where it would accept more wrong calibration dice of a type),
 was taught from kept beside it as its state check (reader_state.onnx); and last of all the print check
 (train_print_check, reader v16): a small network on the whole look's features that tells the
 detector's finds on frames of printed marks from dice, added to reader.onnx as a fourth output; a
-find it is sure of is refused as print; then (reader v20) the D20's own look without a camera, taken from
+find it is sure of is refused as print; then the percentile check (train_percentile_check, reader v25), five
+such small networks that tell a percentile D10 ("00" to "90") from other dice, their mean a fifth output;
+then (reader v20) the D20's own look without a camera, taken from
 the models folder when it is there (--d20-look), calibrated for the D20 alone with the rest kept; then
 (reader v17) the thresholds for a numeral die refused for low confidence, decided again with the lean look's p(leaning) where a described camera sees it
 within its type's angle (calibrate_lean_thresholds), into reader.onnx's metadata; and, if asked
@@ -111,7 +119,8 @@ import shutil
 from pathlib import Path
 
 from models.train import (calib_set, calibrate, calibrate_lean_thresholds, calibrate_seen, candidate, export,
-                          single_boxes, train_detector, train_lean, train_print_check, train_reader, train_top_face)
+                          single_boxes, train_detector, train_lean, train_percentile_check, train_print_check, train_reader,
+                          train_top_face)
 from reader.vision.onnx_model import OnnxModel
 
 
@@ -219,6 +228,13 @@ def main(argv=None):
     ap.add_argument("--prints", type=Path, nargs="*",
                     default=[Path(f"work/synth/{n}") for n in ("prints81", "prints82s", "prints83", "prints84s")],
                     help="frames of printed marks (python -m reader.synth.prints) for the print check")
+    ap.add_argument("--tens", type=Path, nargs="*", default=[Path("work/synth/tens_7810")],
+                    help="crops of percentile D10 (bulk crops --mix d10 --tens) for the percentile check; none: no check")
+    ap.add_argument("--tens-against", type=Path, nargs="*",
+                    default=[Path(f"work/synth/{n}") for n in ("plain_7810", "num_7811", "d12_7814", "d20_7815")],
+                    help="crops of the dice the percentile check tells them from (the same seed without --tens first)")
+    ap.add_argument("--percentile-check-sure", type=float, default=0.92,
+                    help="the percentile check's mean probability that refuses a die (reader v25); 0: no check")
     ap.add_argument("--lean-threshold-crops", nargs="*",
                     default=["work/synth/calib_all=41:all", "work/synth/calib_num=42:numerals",
                              "work/synth/calib_all43=43:all", "work/synth/calib_num44=44:numerals"],
@@ -375,6 +391,13 @@ def main(argv=None):
                                 "--lurig-boxes", str(w / "lurig_boxes.json"), "--synth", str(crops[0]),
                                 "--synth-limit", "6000", "--sure", str(args.print_check_sure),
                                 "--version", args.reader_version] + [a for p in prints for a in ("--prints", str(p))])
+    tens = [t for t in args.tens if t.is_dir()]
+    if args.percentile_check_sure > 0 and tens:
+        # the percentile D10 against the same dice numbered plainly, the other numeral dice, D12 and D20 alone
+        train_percentile_check.main([str(m / "reader.onnx"), str(m / "reader.onnx"), "--lurig-boxes",
+                                     str(w / "lurig_boxes.json"), "--sure", str(args.percentile_check_sure),
+                                     "--version", args.reader_version] + [a for t in tens for a in ("--tens", str(t))]
+                                    + [a for t in args.tens_against if t.is_dir() for a in ("--synth", str(t))])
     first_gate = d20_look(args, w, m) if args.d20_look and (m / args.d20_look).is_file() else []
     calib = [c for c in args.lean_threshold_crops if Path(c.partition("=")[0]).is_dir()]
     scenes = [str(c) for c in args.lean_threshold_scenes if c.is_dir()]

@@ -31,7 +31,6 @@ of the sets measured changed (models/reader.md, session 31).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -39,11 +38,10 @@ import numpy as np
 import onnx
 import torch
 import torch.nn.functional as F
-from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 
 from models.train.batches import to_input
-from models.train.export import save_with_metadata
+from models.train.heads import fold_head, has_head, unfold_head
 from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import (
@@ -61,46 +59,19 @@ HIDDEN = 32
 
 
 def has_print_check(model: onnx.ModelProto) -> bool:
-    return any(t.name.startswith(PREFIX) for t in model.graph.initializer)
+    return has_head(model, PREFIX)
 
 
 def unfold(model: onnx.ModelProto) -> onnx.ModelProto:
     """The model without its print check (its nodes, weights and `print_logits` output)."""
-    if not has_print_check(model):
-        return model
-    g = model.graph
-    keep = [n for n in g.node if not any(o.startswith(PREFIX) or o == OUTPUT for o in n.output)]
-    del g.node[:]
-    g.node.extend(keep)
-    inits = [t for t in g.initializer if not t.name.startswith(PREFIX)]
-    del g.initializer[:]
-    g.initializer.extend(inits)
-    outs = [o for o in g.output if o.name != OUTPUT]
-    del g.output[:]
-    g.output.extend(outs)
-    return model
+    return unfold_head(model, PREFIX, OUTPUT)
 
 
 def fold(src: Path, out: Path, w1, b1, w2, b2, sure: float, meta: dict | None = None) -> None:
-    """`src` with the print check as a fourth output, `print_logits` (n x 1, the check's logit per
-    crop), and metadata "print_check" ({"sure", "hidden"}); the three outputs the reader had, its
-    weights and its other metadata unchanged. A check already there is replaced."""
-    model = unfold(onnx.load(str(src)))
-    g = model.graph
-    head = next(n for n in g.node if n.op_type == "Gemm" and "type_logits" in n.output)
-    feats = head.input[0]  # the pooled features the type head reads
-    for k, v in {"w1": w1, "b1": b1, "w2": w2, "b2": b2}.items():
-        g.initializer.append(numpy_helper.from_array(np.asarray(v, np.float32), PREFIX + k))
-    p = PREFIX
-    g.node.extend([
-        helper.make_node("Gemm", [feats, p + "w1", p + "b1"], [p + "h"], transB=1),
-        helper.make_node("Relu", [p + "h"], [p + "r"]),
-        helper.make_node("Gemm", [p + "r", p + "w2", p + "b2"], [OUTPUT], transB=1),
-    ])
-    g.output.append(helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["n", 1]))
-    onnx.checker.check_model(model)
-    kept = {p_.key: json.loads(p_.value) for p_ in model.metadata_props}
-    save_with_metadata(model, out, {**kept, "print_check": {
+    """`src` with the print check as an output of its own, `print_logits` (n x 1, the check's logit per
+    crop), and metadata "print_check" ({"sure", "hidden"}); the outputs the reader had, its weights and
+    its other metadata unchanged. A check already there is replaced (models.train.heads)."""
+    fold_head(src, out, PREFIX, OUTPUT, w1, b1, w2, b2, {"print_check": {
         "sure": sure, "hidden": HIDDEN, "output": OUTPUT,
         "rule": "a find whose mean sigmoid(print_logits) over its views reaches 'sure' is refused as a printed "
                 "mark (models/train/train_print_check.py)"}, **(meta or {})})

@@ -30,12 +30,13 @@ from reader.recording import RecordingError, RecordingWriter, next_roll_dir
 from reader.settle import Motion, NotARoll, SettleConfig, SettleDetector, Settled, small_view
 from reader.sources import Frame, FrameSource, SourceBack, SourceLost
 from reader.unmoved import split_unmoved
-from reader.vision import legible, lone_dot
+from reader.vision import legible, lone_dot, percentile
 
-# Dice refused for what a roll again cannot mend, the camera's set-up: each told to the table once, at
-# the first roll with such a die (which refusal -> what to say), in that roll's recording.
+# Dice refused for what a roll again cannot mend, the camera's set-up or the die itself: each told to
+# the table once, at the first roll with such a die (which refusal -> what to say), in that roll's recording.
 SETUP_NOTES = {"small": (legible.refused_for_size, legible.setup_note),
-               "lone dot": (lone_dot.refused_as_lone_dot, lone_dot.setup_note)}
+               "lone dot": (lone_dot.refused_as_lone_dot, lone_dot.setup_note),
+               "percentile": (percentile.refused_as_percentile, percentile.setup_note)}
 
 EventSink = Callable[[dict], None]
 FrameSink = Callable[[int, np.ndarray, "list[DieReading] | None"], None]

@@ -111,6 +111,11 @@ class FaceReader:
         # counted as a die, so a roll is never taken for an empty tray.
         check = meta.get("print_check")
         self.print_sure = float(check["sure"]) if check else None
+        # where its output is: by name where the model says (a head folded after it, the percentile
+        # check, comes later; one folded again moves to the end), else the fourth
+        names = getattr(model, "output_names", None) or []
+        self._print_at = names.index(check.get("output", "print_logits")) if check and check.get(
+            "output", "print_logits") in names else 3
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
         # The views must name the same die type, each the likeliest among the dice, "none" aside: a
         # view that half takes the crop for no die (a die at the frame's edge, a bright object beside
@@ -132,8 +137,8 @@ class FaceReader:
         t_logits, f_logits, s_logits = outs[:3]
         n = len(ANGLES)
         printed = np.zeros(len(boxes))
-        if self.print_sure is not None and len(outs) > 3:
-            printed = sigmoid(outs[3][:, 0]).reshape(len(boxes), n).mean(axis=1)
+        if self.print_sure is not None and len(outs) > self._print_at:
+            printed = sigmoid(outs[self._print_at][:, 0]).reshape(len(boxes), n).mean(axis=1)
         checked = np.zeros(len(boxes))
         if check_state and self.state_check is not None:
             checked = softmax(self.state_check.model(x)[2])[:, 1].reshape(len(boxes), n).mean(axis=1)

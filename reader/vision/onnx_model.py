@@ -52,6 +52,9 @@ class OnnxModel:
         self.meta = {k: json.loads(v) for k, v in meta.items()}
         self.path = path
         self.input_name = self.session.get_inputs()[0].name
+        # the outputs by name: heads folded in later (models/train/heads.py) come after the first ones,
+        # in the order they were folded
+        self.output_names = [o.name for o in self.session.get_outputs()]
 
     def __call__(self, x: np.ndarray) -> list[np.ndarray]:
         return self.session.run(None, {self.input_name: x})

@@ -29,6 +29,7 @@ from reader.vision.detector import DiceDetector, Heat, around
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
 from reader.vision.lean import LeanLook, LeanThresholds
 from reader.vision.onnx_model import OnnxModel, models_dir
+from reader.vision.percentile import PercentileCheck
 from reader.vision.pieces import accepted, merge_read_twice, piece_pairs, refuse_pieces
 from reader.vision.seen import SeenLook
 from reader.vision.single_find import SINGLE_LONG_SIDE, find_single_die  # noqa: F401 (SINGLE_LONG_SIDE: models.train)
@@ -133,6 +134,9 @@ class Recognizer:
         # the look reader.vision.above asks whether such a D20 is seen from straight above and flat; None:
         # the lean look
         self.above_look = above_look
+        # the whole look's percentile check (reader.vision.percentile), asked last; None: the whole look
+        # has none (reader v24 and before)
+        self.percentile = PercentileCheck.of(getattr(faces, "model", None))
         # with no camera described, a valued die that alone of its frame's looks leaning, and still does
         # under the camera guessed from the frame's dice, is refused as cocked (reader.vision.lean_guard)
         self.lean_guard = True
@@ -479,12 +483,13 @@ class Recognizer:
                 return again, (SINGLE_ABOVE if again.value is not None else None)
         return self._last_checks(image, [reading])[0], None
 
-    @staticmethod
-    def _last_checks(image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+    def _last_checks(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
         """The last steps of a frame's reading and of a single photo's: each value judged by its die's
         size in the picture (reader.vision.legible), a D6's 1 by the die's edge around its pip
-        (reader.vision.lone_dot)."""
-        return lone_dot.refuse_lone_dots(image, legible.judge_size(readings))
+        (reader.vision.lone_dot), and a D10, D12 or D20 by the percentile check
+        (reader.vision.percentile), whichever look gave the value."""
+        readings = lone_dot.refuse_lone_dots(image, legible.judge_size(readings))
+        return self.percentile.refuse(image, readings) if self.percentile is not None else readings
 
     def _read_single(self, image: np.ndarray, found_as_is: tuple | None = None) -> DieReading:
         """read_single as this reader's camera (or none) sees the die, read once; `found_as_is`: (the

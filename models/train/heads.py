@@ -60,3 +60,14 @@ def fold_head(src: Path, out: Path, prefix: str, output: str, w1, b1, w2, b2, me
     onnx.checker.check_model(model)
     kept = {p.key: json.loads(p.value) for p in model.metadata_props}
     save_with_metadata(model, out, {**kept, **meta})
+
+
+def cached_features(path: Path | None, gather) -> dict:
+    """A head's training features: those kept in `path` (an .npz) where it exists, else `gather()`'s,
+    kept there when a path is given (computing them is most of a head's fitting time)."""
+    if path is not None and path.is_file():
+        return dict(np.load(path))
+    data = gather()
+    if path is not None:
+        np.savez(path, **data)
+    return data

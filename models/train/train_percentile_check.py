@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.train.heads import fold_head
+from models.train.heads import cached_features, fold_head
 from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import Patches, synth_crop_patches, synth_crops_of
@@ -143,12 +143,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(2)
     net = reader_from_onnx(args.reader).eval()
-    if args.features is not None and args.features.is_file():
-        data = dict(np.load(args.features))
-    else:
-        data = gather(args, net)
-        if args.features is not None:
-            np.savez(args.features, **data)
+    data = cached_features(args.features, lambda: gather(args, net))
     dc, tc = data["dice_cal"], data["tens_cal"]
     w1, b1, w2, b2 = mean_of_fits(data["dice"][~dc], data["tens"][~tc], args.seeds)
     q_d, q_t = (1.0 / (1.0 + np.exp(-_logit(x, w1, b1, w2, b2))) for x in (data["dice"][dc], data["tens"][tc]))

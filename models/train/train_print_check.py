@@ -41,7 +41,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from models.train.batches import to_input
-from models.train.heads import fold_head, has_head, unfold_head
+from models.train.heads import cached_features, fold_head, has_head, unfold_head
 from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import (
@@ -155,12 +155,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(2)
     net = reader_from_onnx(args.reader).eval()
-    if args.features is not None and args.features.is_file():
-        data = dict(np.load(args.features))
-    else:
-        data = gather(args, net)
-        if args.features is not None:
-            np.savez(args.features, **data)
+    data = cached_features(args.features, lambda: gather(args, net))
     dc, pc = data["dice_cal"], data["prints_cal"]
     check = fit(data["dice"][~dc], data["prints"][~pc], args.seed)
     with torch.no_grad():

@@ -114,8 +114,8 @@ class FaceReader:
         # where its output is: by name where the model says (a head folded after it, the percentile
         # check, comes later; one folded again moves to the end), else the fourth
         names = getattr(model, "output_names", None) or []
-        self._print_at = names.index(check.get("output", "print_logits")) if check and check.get(
-            "output", "print_logits") in names else 3
+        output = (check or {}).get("output", "print_logits")
+        self._print_at = names.index(output) if output in names else 3
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
         # The views must name the same die type, each the likeliest among the dice, "none" aside: a
         # view that half takes the crop for no die (a die at the frame's edge, a bright object beside

@@ -23,10 +23,10 @@ import numpy as np
 
 from reader.reading import DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
+from reader.vision.faces import ANGLES
 from reader.vision.onnx_model import sigmoid
 
 REASON = "a percentile D10 (faces 00 to 90)? the rules want a plain die: roll a D10 numbered 1 to 0"
-VIEWS = (0.0, 90.0, 180.0, 270.0)  # the whole look's own four views (reader.vision.faces.ANGLES)
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,9 @@ class PercentileCheck:
         """Per box, the check's probability that the die there is a percentile D10, over its views."""
         if not boxes:
             return np.zeros(0)
-        x = to_tensor([c for b in boxes for c in crop_views(image, b, VIEWS, self.per_side)])
+        x = to_tensor([c for b in boxes for c in crop_views(image, b, ANGLES, self.per_side)])  # the look's own views
         logits = self.model(x)[self.at][:, 0]
-        return sigmoid(logits).reshape(len(boxes), len(VIEWS)).mean(axis=1)
+        return sigmoid(logits).reshape(len(boxes), len(ANGLES)).mean(axis=1)
 
     def asked(self, reading: DieReading) -> bool:
         return reading.die in self.dice and isinstance(reading.outcome, Face)

@@ -38,9 +38,9 @@ from reader.vision.recognizer import Recognizer  # noqa: E402
 KINDS = {"percentile": ("d10", True), "plain-d10": ("d10", False), "other-numerals": ("numerals", False)}
 
 
-def render(folder: Path, mix: str, tens: bool, count: int, seed: int) -> int:
+def render(folder: Path, mix: str, tens: bool, count: int, seed: int) -> None:
     """Photos 0..count-1 of `seed` and `mix` whose main die lies flat (not a D4), as a labeled set with
-    the main die's box (the reading is matched to it); returns how many."""
+    the main die's box (the reading is matched to it)."""
     from reader.synth.bulk import make_crop
     from reader.synth.render import Renderer
 
@@ -54,7 +54,6 @@ def render(folder: Path, mix: str, tens: bool, count: int, seed: int) -> int:
         shown.append((f"{i:05d}.jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), label))
     folder.mkdir(parents=True, exist_ok=True)
     write_set(folder, shown)
-    return len(shown)
 
 
 def outcome(recognizer: Recognizer, image, label: LabeledDie) -> str:

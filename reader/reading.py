@@ -8,7 +8,7 @@ else means "roll again".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 from reader.dice import check_value, faces
@@ -154,6 +154,16 @@ class DieReading:
     @property
     def confidence(self) -> float:
         return self.outcome.confidence
+
+    @property
+    def reason(self) -> str | None:
+        """Why the die is unreadable; None where it is flat or cocked."""
+        return self.outcome.reason if isinstance(self.outcome, Unreadable) else None
+
+    def refused(self, reason: str) -> "DieReading":
+        """This reading made Unreadable for `reason`, its confidence kept: a rule that refuses a value
+        (the size rule, the lone dot, the percentile check) says why, and the roll is "roll again"."""
+        return replace(self, outcome=Unreadable(reason, self.outcome.confidence))
 
     def to_json(self) -> dict:
         out = {

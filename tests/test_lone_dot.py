@@ -112,22 +112,6 @@ def test_matteo_overexposed_keeps_no_lone_dot_read_as_one(tmp_path):
     assert score.end_to_end >= 0.75
 
 
-class LoneDotRecognizer:
-    """Test fake: the recorded truth of each frame, every die given as refused for a lone dot."""
-
-    versions = {"fake": "lone dot"}
-
-    def __init__(self, truth) -> None:
-        self.truth = truth
-
-    def read_frame(self, bgr):
-        from dataclasses import replace
-
-        from reader.reading import Unreadable
-
-        return [replace(r, outcome=Unreadable(REASON, 0.98)) for r in self.truth.read_frame(bgr)]
-
-
 def test_the_live_loop_tells_the_table_once_to_lower_the_exposure(tmp_path):
     """Two recorded rolls whose die is refused as a lone dot: two "roll again" decisions, and one note
     (reader.loop.SETUP_NOTES), kept in the first roll's recording."""
@@ -135,11 +119,11 @@ def test_the_live_loop_tells_the_table_once_to_lower_the_exposure(tmp_path):
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import RecordingReader, list_rolls
     from reader.sources import open_source
-    from tray_fakes import TruthRecognizer, make_rolls
+    from tray_fakes import RefusingRecognizer, TruthRecognizer, make_rolls
 
     src = make_rolls(tmp_path / "src", [[("d6", 1)], [("d6", 1)]])
     events = []
-    LiveLoop(open_source(f"recording:{src}"), LoneDotRecognizer(TruthRecognizer(src)),
+    LiveLoop(open_source(f"recording:{src}"), RefusingRecognizer(TruthRecognizer(src), REASON, 0.98),
              RulesDecider.banish("A,B,C,D,E", die="d6"), LoopConfig(out_dir=tmp_path / "rolls"),
              on_event=events.append).run()
     notes = [e["text"] for e in events if e["type"] == "note" and "exposure" in e["text"]]

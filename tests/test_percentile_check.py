@@ -152,20 +152,6 @@ def test_fewer_percentile_dice_are_given_a_wrong_value(read):
     assert read["wrong"] <= 2, read
 
 
-class PercentileRecognizer:
-    """Test fake: the recorded truth of each frame, every die given as refused as a percentile D10."""
-
-    versions = {"fake": "percentile"}
-
-    def __init__(self, truth) -> None:
-        self.truth = truth
-
-    def read_frame(self, bgr):
-        from dataclasses import replace
-
-        return [replace(r, outcome=Unreadable(REASON, 0.93)) for r in self.truth.read_frame(bgr)]
-
-
 def test_the_live_loop_tells_the_table_once_to_take_the_percentile_die_out(tmp_path):
     """Two recorded banish rolls of a D10 refused as a percentile die: two "roll again" decisions with the
     reason, and one note (reader.loop.SETUP_NOTES) kept in the first roll's recording."""
@@ -173,11 +159,11 @@ def test_the_live_loop_tells_the_table_once_to_take_the_percentile_die_out(tmp_p
     from reader.loop import LiveLoop, LoopConfig
     from reader.recording import RecordingReader, list_rolls
     from reader.sources import open_source
-    from tray_fakes import TruthRecognizer, make_rolls
+    from tray_fakes import RefusingRecognizer, TruthRecognizer, make_rolls
 
     src = make_rolls(tmp_path / "src", [[("d10", 4)], [("d10", 7)]])
     events = []
-    LiveLoop(open_source(f"recording:{src}"), PercentileRecognizer(TruthRecognizer(src)),
+    LiveLoop(open_source(f"recording:{src}"), RefusingRecognizer(TruthRecognizer(src), REASON, 0.93),
              RulesDecider.banish("A,B,C,D,E,F,G", die="d10"), LoopConfig(out_dir=tmp_path / "rolls"),
              on_event=events.append).run()
     notes = [e["text"] for e in events if e["type"] == "note" and "percentile" in e["text"]]

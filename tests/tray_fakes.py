@@ -11,6 +11,7 @@ It never invents a reading: an image it has no truth for has no dice.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +109,19 @@ class TruthRecognizer:
                 outcome = Unreadable("unsure", 0.2)
             out.append(DieReading(d["die"], Box.from_list(d["box"]), outcome))
         return out
+
+
+class RefusingRecognizer:
+    """Fake recognizer: the recorded truth of each frame, every die refused for `reason` at `confidence`
+    (a rule's refusal as the recognizer gives it: the lone dot's, the percentile check's)."""
+
+    versions = {"fake": "refusing"}
+
+    def __init__(self, truth: TruthRecognizer, reason: str, confidence: float) -> None:
+        self.truth, self.reason, self.confidence = truth, reason, confidence
+
+    def read_frame(self, bgr: np.ndarray) -> list[DieReading]:
+        return [replace(r, outcome=Unreadable(self.reason, self.confidence)) for r in self.truth.read_frame(bgr)]
 
 
 def with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:

@@ -44,11 +44,10 @@ import numpy as np
 import torch
 
 from models.train.heads import cached_features, fold_head
-from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import Patches, synth_crop_patches, synth_crops_of
-from models.train.train_print_check import features, fit
-from models.train.train_reader import is_calibration, load_real, source_group
+from models.train.train_print_check import dice_images, fit, two_class_features
+from models.train.train_reader import load_real
 
 PREFIX = "percentile_check."
 OUTPUT = "percentile_logits"
@@ -77,21 +76,14 @@ def gather(args, net) -> dict:
     dice = load_real(args.lurig_boxes)
     for new in synth_crops_of(args.synth, args.synth_limit):
         dice.extend(new)
-    none = TYPES.index("none")
-    imgs = np.stack([im for im, t in zip(dice.images, dice.type_idx) if t != none])
-    real = np.array([source_group(s) in ("real", "types") for s, t in zip(dice.source, dice.type_idx) if t != none])
+    imgs, real = dice_images(dice)
     tens = Patches()
     for folder in args.tens:
         tens.extend(percentile_patches(folder))
     timgs = np.stack(tens.images)
-    cal = np.array([is_calibration(im) for im in imgs])
-    tcal = np.array([is_calibration(im) for im in timgs])
     print(f"{len(imgs)} other dice ({int(real.sum())} real), {len(timgs)} percentile D10 "
           f"({time.time() - t0:.0f}s)", flush=True)
-    rng = np.random.default_rng(args.seed)
-    v = args.views
-    out = {"dice": features(net, imgs, v, rng), "tens": features(net, timgs, v, rng),
-           "dice_cal": np.repeat(cal, v), "tens_cal": np.repeat(tcal, v), "real": np.repeat(real, v)}
+    out = two_class_features(net, imgs, real, timgs, "tens", args.views, args.seed)
     print(f"features of {len(out['dice']) + len(out['tens'])} crops ({time.time() - t0:.0f}s)", flush=True)
     return out
 

@@ -88,6 +88,27 @@ def features(net, patches: np.ndarray, views: int, rng: np.random.Generator, bat
     return np.concatenate(out) if out else np.zeros((0, 224), np.float32)
 
 
+def dice_images(dice: Patches) -> tuple[np.ndarray, np.ndarray]:
+    """The dice of `dice` ("none" patches left out) as one array, and which of them are real (the trays
+    and type-lurig): what a head on the whole look's features is told a die looks like."""
+    none = TYPES.index("none")
+    keep = [i for i, t in enumerate(dice.type_idx) if t != none]
+    return (np.stack([dice.images[i] for i in keep]),
+            np.array([source_group(dice.source[i]) in ("real", "types") for i in keep]))
+
+
+def two_class_features(net, dice: np.ndarray, real: np.ndarray, marked: np.ndarray, key: str, views: int,
+                       seed: int) -> dict:
+    """What a head is fitted on: the features of `views` augmented crops of each die (0) and of each
+    `marked` crop (1, kept as `key`), each flagged by whether its pixels put it in the calibration 8%
+    (`dice_cal`, `key`_cal), and which dice are real; drawn from `seed`."""
+    rng = np.random.default_rng(seed)
+    cal = np.array([is_calibration(im) for im in dice])
+    mcal = np.array([is_calibration(im) for im in marked])
+    return {"dice": features(net, dice, views, rng), key: features(net, marked, views, rng),
+            "dice_cal": np.repeat(cal, views), f"{key}_cal": np.repeat(mcal, views), "real": np.repeat(real, views)}
+
+
 def gather(args, net) -> dict:
     """Features of the dice and of the printed marks the detector finds, split training /
     calibration by their pixels as train_reader splits."""
@@ -96,21 +117,14 @@ def gather(args, net) -> dict:
     for new in synth_crops_of(args.synth, args.synth_limit):
         dice.extend(new)
     dice.extend(training_frame_patches(args.train_scenes))
-    none = TYPES.index("none")
-    imgs = np.stack([im for im, t in zip(dice.images, dice.type_idx) if t != none])
-    real = np.array([source_group(s) in ("real", "types") for s, t in zip(dice.source, dice.type_idx) if t != none])
+    imgs, real = dice_images(dice)
     prints = Patches()
     for folder in args.prints:
         prints.extend(detector_false_alarms(args.detector, sets=(), scenes=folder))
     pimgs = np.stack(prints.images)
-    cal = np.array([is_calibration(im) for im in imgs])
-    pcal = np.array([is_calibration(im) for im in pimgs])
     print(f"{len(imgs)} dice ({int(real.sum())} real), {len(pimgs)} printed marks found by the detector "
           f"({time.time() - t0:.0f}s)", flush=True)
-    rng = np.random.default_rng(args.seed)
-    v = args.views
-    out = {"dice": features(net, imgs, v, rng), "prints": features(net, pimgs, v, rng),
-           "dice_cal": np.repeat(cal, v), "prints_cal": np.repeat(pcal, v), "real": np.repeat(real, v)}
+    out = two_class_features(net, imgs, real, pimgs, "prints", args.views, args.seed)
     print(f"features of {len(out['dice']) + len(out['prints'])} crops ({time.time() - t0:.0f}s)", flush=True)
     return out
 

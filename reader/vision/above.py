@@ -51,7 +51,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from reader.reading import Box, DieReading, Face, Unreadable
+from reader.reading import Box, DieReading, Face
 from reader.vision.camera_guess import MIN_DICE, guess_camera
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader
 from reader.vision.viewing import CameraView
@@ -75,7 +75,7 @@ def asked(readings: Sequence[DieReading | None]) -> list[int]:
     """Indices of the readings to ask the lean look about: refused for low confidence alone, of a type
     in ACCEPT_BY_DIE, and at or over its threshold there."""
     return [i for i, r in enumerate(readings)
-            if r is not None and isinstance(r.outcome, Unreadable) and r.outcome.reason == LOW_CONFIDENCE
+            if r is not None and r.reason == LOW_CONFIDENCE
             and r.die in ACCEPT_BY_DIE and r.outcome.confidence >= ACCEPT_BY_DIE[r.die]]
 
 

@@ -29,9 +29,7 @@ lose some of their smallest dice. Pure: it reads the boxes and confidences the r
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from reader.reading import DieReading, Face, Unreadable
+from reader.reading import DieReading, Face
 
 # under these sides (the box's longer side, in the picture's pixels) a die must be read at SMALL_ACCEPT
 SMALL_SIDE_PX = {"d6": 24.0, "d10": 26.0, "d12": 26.0, "d20": 26.0}
@@ -54,7 +52,7 @@ def unsure_small_reason(die: str) -> str:
 
 def refused_for_size(reading: DieReading) -> bool:
     """Whether `reading` was refused by this rule (its reason is one of this module's)."""
-    return isinstance(reading.outcome, Unreadable) and reading.outcome.reason in _REASONS
+    return reading.reason in _REASONS
 
 
 _REASONS = frozenset([too_small_reason(), *(unsure_small_reason(die) for die in SMALL_SIDE_PX)])
@@ -91,5 +89,5 @@ def judge_size(readings: list[DieReading]) -> list[DieReading]:
     out = []
     for r in readings:
         why = size_refusal(r)
-        out.append(r if why is None else replace(r, outcome=Unreadable(why, r.outcome.confidence)))
+        out.append(r if why is None else r.refused(why))
     return out

@@ -20,12 +20,10 @@ Pure: reads the picture about the boxes the reader gave.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import cv2
 import numpy as np
 
-from reader.reading import DieReading, Face, Unreadable
+from reader.reading import DieReading, Face
 from reader.vision.crops import warp
 
 CUT = 52          # px of the resampled cut
@@ -59,13 +57,13 @@ def lone_dot(image: np.ndarray, reading: DieReading) -> bool:
 
 def refuse_lone_dots(image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
     """The readings, each D6 read 1 with no edge around it made Unreadable (its confidence kept)."""
-    return [replace(r, outcome=Unreadable(REASON, r.outcome.confidence)) if lone_dot(image, r) else r
+    return [r.refused(REASON) if lone_dot(image, r) else r
             for r in readings]
 
 
 def refused_as_lone_dot(reading: DieReading) -> bool:
     """Whether `reading` was refused by this rule (its reason is this module's)."""
-    return isinstance(reading.outcome, Unreadable) and reading.outcome.reason == REASON
+    return reading.reason == REASON
 
 
 def setup_note(readings: list[DieReading]) -> str:

@@ -17,11 +17,11 @@ what to do. Refused, not dropped: the die still counts, and the roll is "roll ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from reader.reading import DieReading, Face, Unreadable
+from reader.reading import DieReading, Face
 from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
 from reader.vision.faces import ANGLES
 from reader.vision.onnx_model import sigmoid
@@ -72,13 +72,13 @@ class PercentileCheck:
         out = list(readings)
         for i, q in zip(idx, p):
             if q >= self.sure:
-                out[i] = replace(out[i], outcome=Unreadable(REASON, out[i].outcome.confidence))
+                out[i] = out[i].refused(REASON)
         return out
 
 
 def refused_as_percentile(reading: DieReading) -> bool:
     """Whether `reading` was refused by this check (its reason is this module's)."""
-    return isinstance(reading.outcome, Unreadable) and reading.outcome.reason == REASON
+    return reading.reason == REASON
 
 
 def setup_note(readings: list[DieReading]) -> str:

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from reader.errors import DiceReaderError
-from reader.reading import Box, DieReading, Face, Unreadable
+from reader.reading import Box, DieReading, Face
 from reader.vision import above, close_dice, lean_guard, legible, lone_dot, reread, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat, around
@@ -391,7 +391,7 @@ class Recognizer:
         h, w = image.shape[:2]
         unsure = []
         for i, r in enumerate(found):
-            if r is not None and isinstance(r.outcome, Unreadable) and r.outcome.reason == LOW_CONFIDENCE:
+            if r is not None and r.reason == LOW_CONFIDENCE:
                 t = self.lean_thresholds.threshold(r.die, self.view.slant(*boxes[i].center, w, h))
                 if t is not None:
                     unsure.append((i, t))

@@ -96,7 +96,7 @@ class SeenLook:
         them too (their p(leaning) is in the decision), so it need not look at them again."""
         return [i for i, r in enumerate(found)
                 if r is not None and r.die in self.dice and not isinstance(r.outcome, Cocked)
-                and not (isinstance(r.outcome, Unreadable) and r.outcome.reason == PRINTED)
+                and r.reason != PRINTED
                 and self.from_deg.get(r.die, 0.0) <= view.slant(*r.box.center, width, height) <= self.limit]
 
     def read_again(self, image: np.ndarray, found: list[DieReading | None], view: CameraView,

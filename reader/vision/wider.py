@@ -23,9 +23,7 @@ is an accepted face of the type the wider cut named (`read_as_bigger`); else "ro
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from reader.reading import Box, DieReading, Face, Unreadable
+from reader.reading import Box, DieReading, Face
 
 # The wider cut's side over the reader's own (its crop_per_side x the box). 1.3: on the three rendered
 # stills sets it refused the six D8 and D12 read as a D6 and no right D6; on the real holdouts as
@@ -68,5 +66,5 @@ def refuse_unlike(readings: list[DieReading], wider_types: dict[int, str]) -> li
     for i, die in wider_types.items():
         r = readings[i]
         if isinstance(r.outcome, Face) and die != r.die:
-            out[i] = replace(r, outcome=Unreadable(REASON, r.outcome.confidence))
+            out[i] = r.refused(REASON)
     return out

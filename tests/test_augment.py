@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.train.augment import defocus, recolour, small_camera
+from models.train.augment import camera_fault, defocus, recolour, small_camera
 
 
 def painted_die(body, pips) -> np.ndarray:
@@ -108,3 +108,70 @@ def test_the_d6_look_s_crops_can_be_taught_as_a_small_camera_sees_them():
     sharp = [fine_detail(top_crop(patch, np.random.default_rng(s), per_side=1.15)) for s in range(12)]
     small = [fine_detail(top_crop(patch, np.random.default_rng(s), per_side=1.15, small_p=1.0)) for s in range(12)]
     assert np.median(small) < np.median(sharp) / 2
+
+
+def contrast(img: np.ndarray) -> float:
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(float)
+    return abs(float(grey[PIP_MASK].mean() - grey[~PIP_MASK].mean()))
+
+
+# each camera fault (augment.camera_fault), and what a look taught through it must have seen
+FAULTS = {
+    "coloured light turns a grey die another colour, the pips still dark on it":
+        ("coloured light", lambda img, out: np.ptp(out[~PIP_MASK].reshape(-1, 3).mean(0)) > 15
+         and contrast(out) > 0.5 * contrast(img)),
+    "oversharpened rings the pips' rims with light and dark":
+        ("oversharpened", lambda img, out: fine_detail(out) > 1.2 * fine_detail(img)),
+    "hazy leaves the pips paler against the body":
+        ("hazy", lambda img, out: contrast(out) < 0.8 * contrast(img) and contrast(out) > 0),
+    "glare brightens a spot and leaves the rest":
+        ("glare", lambda img, out: (out.astype(int) - img.astype(int)).max() > 100
+         and ((out.astype(int) - img.astype(int)).max(axis=2) > 30).mean() < 0.5),
+}
+
+
+@pytest.mark.parametrize("fault, seen", FAULTS.values(), ids=FAULTS.keys())
+def test_a_camera_fault_shows_the_die_as_that_camera_would(fault, seen):
+    img = painted_die((120, 120, 120), (20, 20, 20))  # a grey die, black pips
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        out = camera_fault(img, rng, fault)
+        assert out.shape == img.shape and out.dtype == np.uint8
+        assert seen(img, out), fault
+
+
+def test_camera_faults_are_drawn_all_four_ways_and_an_unknown_one_is_named():
+    img = painted_die((230, 230, 230), (20, 20, 20))
+    outs = {camera_fault(img, np.random.default_rng(s)).tobytes() for s in range(40)}
+    assert len(outs) == 40  # a strength drawn each time
+    with pytest.raises(ValueError, match="no camera fault 'fog'"):
+        camera_fault(img, np.random.default_rng(0), "fog")
+
+
+FAULT_SHARES = {
+    "none: the look sees the cuts as cut": (0.0, 0),
+    "every cut through a fault": (1.0, 16),
+}
+
+
+@pytest.mark.parametrize("share, changed", FAULT_SHARES.values(), ids=FAULT_SHARES.keys())
+def test_train_top_face_faults_show_the_look_a_fault_and_keep_the_cut_for_the_held_look(share, changed):
+    # train_top_face --faults: the look is shown the fault, --hold's frozen look the cut as it was
+    pytest.importorskip("torch")  # a training tool: skipped where the train extra is absent, as in CI
+    from models.train.train_top_face import seen_through_faults
+
+    cuts = np.stack([painted_die((120, 120, 120), (20, 20, 20))] * 16)
+    kept = cuts.copy()
+    seen = seen_through_faults(cuts, np.random.default_rng(9), share)
+    assert seen.shape == cuts.shape and seen.dtype == np.uint8
+    assert sum(not np.array_equal(a, b) for a, b in zip(seen, cuts)) == changed
+    assert np.array_equal(cuts, kept)
+
+
+def test_train_top_face_refuses_a_faults_share_outside_0_to_1(capsys):
+    pytest.importorskip("torch")
+    from models.train.train_top_face import main
+
+    with pytest.raises(SystemExit):
+        main(["--minutes", "1", "--out", "x.pt", "--faults", "1.5"])
+    assert "--faults 1.5: give a share from 0 to 1" in capsys.readouterr().err

@@ -88,3 +88,31 @@ def test_a_scene_moved_a_hair_to_the_side(dx, dy, at, level):
     out = shifted(img, dx, dy)
     assert out.shape == img.shape and out.dtype == np.uint8
     assert abs(int(out[at][0]) - level) <= 1
+
+
+def _die_on_cloth() -> np.ndarray:
+    """A 40 px white die with a black pip on a mid-grey cloth, 120 x 160."""
+    photo = np.full((120, 160, 3), 110, np.uint8)
+    photo[40:80, 60:100] = 235
+    photo[55:65, 75:85] = 15
+    return photo
+
+
+# the lights and cameras session 79 added, and what each does to a white die on a grey cloth
+LIGHTS = {
+    "blue stage light: the white die blue, not white": (
+        "stage light", lambda out: out[45, 65, 0] > out[45, 65, 2] + 80),
+    "oversharpened: a white halo round the pip, its rim blacker, a dark seam round the die": (
+        "oversharpened", lambda out: int(out[53, 80].min()) == 255 and int(out[56, 80].max()) < 5
+        and int(out[60, 59].max()) < 60),  # and a dark seam on the cloth outside the die's edge
+    "hazy: the pip mid grey, the die barely lighter than the cloth": (
+        "hazy", lambda out: 80 < int(out[60, 80, 0]) < 110 and int(out[45, 65, 0]) - int(out[5, 5, 0]) < 75),
+    "glare: bright spots, most of the photo as it was": (
+        "glare", lambda out: int(out.max()) == 255
+        and (np.abs(out.astype(int) - _die_on_cloth()).max(axis=2) < 10).mean() > 0.5),
+}
+
+
+@pytest.mark.parametrize("name, seen", LIGHTS.values(), ids=LIGHTS.keys())
+def test_a_light_or_camera_shows_the_die_as_it_would(name, seen):
+    assert seen(VARIANTS[name](_die_on_cloth(), np.random.default_rng(3)))

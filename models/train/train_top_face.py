@@ -19,7 +19,10 @@ whole look did (models/reader.md). With --hold W a look taught on from a committ
 to that one's face probabilities on every draw (held_loss), so it learns new digits without
 drifting where it was right (models/reader.md, "Session 63"). With --steady W every draw is cut
 twice, a frame pixel apart, and the two readings pulled together (steady_loss), so that a reading
-holds when the frame moves a pixel (models/reader.md, "Session 70").
+holds when the frame moves a pixel (models/reader.md, "Session 70"). With --faults P a share P of
+the draws is seen through a camera fault (augment.camera_fault), and with --hold the frozen look is
+asked on the same cut without it, so the look learns to read through the fault what the release
+reads without it (models/reader.md, "Session 79").
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.train.augment import SMALL_CAMERA_QUALITY, defocus, photometric, recolour, small_camera
+from models.train.augment import SMALL_CAMERA_QUALITY, camera_fault, defocus, photometric, recolour, small_camera
 from models.train.batches import batch_stream, cpu_state, pick_device, to_input
 from models.train.nets import TYPES, DiceReaderNet
 from models.train.onnx_weights import start_from
@@ -91,6 +94,14 @@ def top_crop(patch: np.ndarray, rng: np.random.Generator | None, augment: bool =
     if augment and small_p > 0 and rng.random() < small_p:
         out, strength = small_camera(out, rng, per_side, small_quality), 0.5  # already a camera's
     return photometric(out, rng, strength) if augment else out
+
+
+def seen_through_faults(cuts: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """--faults: the batch's cuts as the look is shown them, each with probability `share` through a
+    camera fault (augment.camera_fault), the others as cut. The cuts themselves are left as they are:
+    they are what --hold's frozen look is asked, so the look is pulled to read through the fault what
+    the release reads without it."""
+    return np.stack([camera_fault(c, rng) if rng.random() < share else c for c in cuts])
 
 
 def load(synth: list[Path], lurig_boxes: Path | None = None, lurig_faces: Path | None = None,
@@ -297,8 +308,14 @@ def main(argv=None):
                     help="weight of the pull between two cuts of each draw a frame pixel apart (steady_loss; "
                          "every draw is then cut twice, a step about twice as long; default 0, as the "
                          "committed looks were taught)")
+    ap.add_argument("--faults", type=float, default=0.0, metavar="P",
+                    help="share of draws the look sees through a camera fault it was never taught "
+                         "(augment.camera_fault: coloured light, oversharpened, hazy, glare); with --hold the "
+                         "frozen look is asked on the same cut without the fault (default 0)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if not 0.0 <= args.faults <= 1.0:
+        ap.error(f"--faults {args.faults:g}: give a share from 0 to 1")
     if args.steady < 0:
         ap.error(f"--steady {args.steady:g}: give a weight of 0 or more")
     if args.hold < 0:
@@ -362,7 +379,10 @@ def main(argv=None):
             idx = np.concatenate([idx, idx])
         else:
             x = np.stack([crop(i, rng) for i in idx])
-        return torch.from_numpy(x), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx]), torch.from_numpy(uns[idx])
+        seen = seen_through_faults(x, rng, args.faults) if args.faults else x  # --hold's frozen look: x
+        batch = (torch.from_numpy(seen), torch.from_numpy(ti[idx]), torch.from_numpy(fi[idx]),
+                 torch.from_numpy(uns[idx]))
+        return (*batch, torch.from_numpy(x)) if args.faults else batch
 
     first = np.random.default_rng([args.seed, 99])
     net = (start_from(args.init, lambda: [to_input(build(first)[0]) for _ in range(8)]) if args.init
@@ -382,14 +402,15 @@ def main(argv=None):
         lr = cosine_lr(args.lr, frac, step)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, t_i, f_i, u_i = next(batches)
+        x, t_i, f_i, u_i, *clean = next(batches)
         x = to_input(x, device)
         _, face_logits, _ = net(x)
         t_i = t_i.to(device)
         read = face_loss(face_logits, f_i.to(device), t_i, u_i.to(device))
         loss = read
         if start is not None:  # held on the draws as cut first (with --steady the batch's first half)
-            as_cut = x[:half] if args.steady else x
+            as_cut = to_input(clean[0], device) if clean else x
+            as_cut = as_cut[:half] if args.steady else as_cut
             with torch.no_grad():
                 start_logits = start(as_cut)[1]
             held = held_where_read(face_logits[:len(as_cut)], start_logits, t_i[:len(as_cut)],

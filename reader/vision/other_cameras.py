@@ -73,6 +73,37 @@ def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.filter2D(img, -1, kernel)
 
 
+def stage_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A feature table under blue stage light, the camera's white balance set for daylight (BGR
+    gains): white dice turn blue, red pips dark, far beyond the 15% casts the looks were taught."""
+    return _bytes(img.astype(np.float32) * np.array([1.35, 0.85, 0.55], np.float32))
+
+
+def oversharpened(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A webcam that sharpens its picture hard (an unsharp mask of 1.5 px, amount 1.5): a white halo
+    round every pip and edge, a dark seam inside it, and the table's grain made coarse."""
+    soft = cv2.GaussianBlur(img, (0, 0), 1.5).astype(np.float32)
+    return _bytes(img.astype(np.float32) * 2.5 - soft * 1.5)
+
+
+def hazy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Washed out: a lamp flaring in the lens, or a fogged one. Every level pulled 45% of the way to a
+    pale grey (190), so black pips are mid grey and a white die is barely lighter than the tray."""
+    return _bytes(img.astype(np.float32) * 0.55 + 0.45 * 190.0)
+
+
+def glare(img: np.ndarray, rng: np.random.Generator, spots: int = 6) -> np.ndarray:
+    """Lamps reflected in a glossy tray and glossy dice: `spots` bright soft spots, each 1-3% of the
+    photo's width across (standard deviation), anywhere, on dice too."""
+    h, w = img.shape[:2]
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    out = img.astype(np.float32)
+    for _ in range(spots):
+        cx, cy, sd = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.01, 0.03) * w
+        out += 230.0 * np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * sd * sd))[..., None]
+    return _bytes(out)
+
+
 VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
     "low light": low_light,
     "tungsten": tungsten,
@@ -82,6 +113,10 @@ VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {
     "out of focus": out_of_focus,
     "overexposed": overexposed,
     "motion blur": motion_blur,
+    "stage light": stage_light,
+    "oversharpened": oversharpened,
+    "hazy": hazy,
+    "glare": glare,
 }
 
 # where the close camera's windows are centred, as shares of the photo's width and height

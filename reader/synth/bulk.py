@@ -355,6 +355,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="crops: the main die, where it is a D10, a percentile die, its faces \"00\" to \"90\", labeled "
                         "\"tens\": true with the value a plain D10 would show (reader.synth.percentile); the same dice "
                         "in the same poses as without")
+    p.add_argument("--fewer-fonts", action="store_true",
+                   help="render even where fewer numeral fonts are installed than every seed is drawn in "
+                        "(the seed then draws other dice)")
     p.add_argument("--lean", action="store_true",
                    help=f"crops for the lean look (models/train/train_lean.py): the camera drawn evenly 0-"
                         f"{LEAN_MAX_OFF:g} degrees off vertical, {LEAN_COCKED_SHARE * 100:.0f}%% of the dice cocked, "
@@ -388,6 +391,14 @@ def _run(argv: list[str]) -> int:
         p.error("--lean draws the camera of crops")
     if a.resample_min is not None and not 0.05 <= a.resample_min <= 1.0:
         p.error("--resample-min must be in 0.05-1")
+    from reader.synth.textures import FONT_PACKAGES, FONTS_RENDERED, fonts
+
+    if a.count and not a.fewer_fonts and len(fonts()) < FONTS_RENDERED:
+        # a seed is its dice only with the fonts it was drawn in: session 79 taught a look on numerals
+        # drawn in 4 fonts of 20 on a machine without them, past a warning, and judged the look by it
+        p.error(f"{len(fonts())} of the {FONTS_RENDERED} numeral fonts every seed is drawn in are installed "
+                f"here: this seed's dice would be drawn in fewer. Install them ({FONT_PACKAGES}; "
+                "reader/synth/README.md lists more), or pass --fewer-fonts to render so anyway")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,
                    resample_min=a.resample_min, glyphs=a.glyphs, lean=a.lean, light=a.light,
                    bodies=a.bodies, numbers=a.numbers, logos=a.logos, emblems=a.emblems, tens=a.tens)

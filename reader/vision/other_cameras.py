@@ -1,12 +1,12 @@
 """Labeled photos as another camera or light would have taken them: the reader is scored on
 cameras nobody here has, so its figures on the ones we have are also measured through these.
 
-Each variant is a pure function of an image (and a random generator, for sensor noise); the close
-camera also moves the labels, since it cuts windows of the photo and blows them up, and so does the
-far camera, which sets the photo in a larger frame, the camera with fewer pixels, which shrinks it,
-and the camera with more pixels, which blows it up. Writing the variants out and scoring them is
-benchmarks/other_cameras.py's and tests/test_close_camera.py's, test_far_camera.py's and
-test_legible_size.py's.
+Each variant is a pure function of an image (and a random generator, for sensor noise and the
+lamps' glare); the close camera also moves the labels, since it cuts windows of the photo and blows
+them up, and so does the far camera, which sets the photo in a larger frame, the camera with fewer
+pixels, which shrinks it, and the camera with more pixels, which blows it up. Writing the variants
+out and scoring them is benchmarks/other_cameras.py's and tests/test_close_camera.py's,
+test_far_camera.py's and test_legible_size.py's.
 """
 
 from __future__ import annotations

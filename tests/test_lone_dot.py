@@ -116,18 +116,11 @@ def test_the_live_loop_tells_the_table_once_to_lower_the_exposure(tmp_path):
     """Two recorded rolls whose die is refused as a lone dot: two "roll again" decisions, and one note
     (reader.loop.SETUP_NOTES), kept in the first roll's recording."""
     from reader.decide import RulesDecider
-    from reader.loop import LiveLoop, LoopConfig
-    from reader.recording import RecordingReader, list_rolls
-    from reader.sources import open_source
-    from tray_fakes import RefusingRecognizer, TruthRecognizer, make_rolls
+    from tray_fakes import loop_refusing_every_die
 
-    src = make_rolls(tmp_path / "src", [[("d6", 1)], [("d6", 1)]])
-    events = []
-    LiveLoop(open_source(f"recording:{src}"), RefusingRecognizer(TruthRecognizer(src), REASON, 0.98),
-             RulesDecider.banish("A,B,C,D,E", die="d6"), LoopConfig(out_dir=tmp_path / "rolls"),
-             on_event=events.append).run()
+    events, first = loop_refusing_every_die(tmp_path, [[("d6", 1)], [("d6", 1)]], REASON, 0.98,
+                                            RulesDecider.banish("A,B,C,D,E", die="d6"))
     notes = [e["text"] for e in events if e["type"] == "note" and "exposure" in e["text"]]
     assert len(notes) == 1 and "no die's edge around its pip" in notes[0]
     assert [e["result"] for e in events if e["type"] == "decision"] == ["roll-again", "roll-again"]
-    first = RecordingReader(list_rolls(tmp_path / "rolls")[0])
     assert any("exposure" in e["text"] for e in first.of_type("note"))

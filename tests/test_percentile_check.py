@@ -156,22 +156,15 @@ def test_the_live_loop_tells_the_table_once_to_take_the_percentile_die_out(tmp_p
     """Two recorded banish rolls of a D10 refused as a percentile die: two "roll again" decisions with the
     reason, and one note (reader.loop.SETUP_NOTES) kept in the first roll's recording."""
     from reader.decide import RulesDecider
-    from reader.loop import LiveLoop, LoopConfig
-    from reader.recording import RecordingReader, list_rolls
-    from reader.sources import open_source
-    from tray_fakes import RefusingRecognizer, TruthRecognizer, make_rolls
+    from tray_fakes import loop_refusing_every_die
 
-    src = make_rolls(tmp_path / "src", [[("d10", 4)], [("d10", 7)]])
-    events = []
-    LiveLoop(open_source(f"recording:{src}"), RefusingRecognizer(TruthRecognizer(src), REASON, 0.93),
-             RulesDecider.banish("A,B,C,D,E,F,G", die="d10"), LoopConfig(out_dir=tmp_path / "rolls"),
-             on_event=events.append).run()
+    events, first = loop_refusing_every_die(tmp_path, [[("d10", 4)], [("d10", 7)]], REASON, 0.93,
+                                            RulesDecider.banish("A,B,C,D,E,F,G", die="d10"))
     notes = [e["text"] for e in events if e["type"] == "note" and "percentile" in e["text"]]
     assert len(notes) == 1 and "roll a D10 numbered 1 to 0" in notes[0]
     decisions = [e for e in events if e["type"] == "decision"]
     assert [e["result"] for e in decisions] == ["roll-again", "roll-again"]
     assert all("percentile" in json.dumps(e) for e in decisions)
-    first = RecordingReader(list_rolls(tmp_path / "rolls")[0])
     assert any("percentile" in e["text"] for e in first.of_type("note"))
 
 

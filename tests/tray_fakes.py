@@ -124,6 +124,20 @@ class RefusingRecognizer:
         return [replace(r, outcome=Unreadable(self.reason, self.confidence)) for r in self.truth.read_frame(bgr)]
 
 
+def loop_refusing_every_die(tmp_path: Path, rolls: list[list[tuple]], reason: str, confidence: float,
+                            decider) -> tuple[list[dict], RecordingReader]:
+    """Recorded rolls of `rolls`' dice through the live loop with `decider`, every die refused for
+    `reason` (RefusingRecognizer): the loop's events, and the first roll's recording as it was kept."""
+    from reader.loop import LiveLoop, LoopConfig
+    from reader.sources import open_source
+
+    src = make_rolls(tmp_path / "src", rolls)
+    events: list[dict] = []
+    LiveLoop(open_source(f"recording:{src}"), RefusingRecognizer(TruthRecognizer(src), reason, confidence),
+             decider, LoopConfig(out_dir=tmp_path / "rolls"), on_event=events.append).run()
+    return events, RecordingReader(list_rolls(tmp_path / "rolls")[0])
+
+
 def with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
     """The JPEG with an EXIF block holding only its orientation tag (0x0112), as a phone writes
     for a photo taken with the phone turned."""

@@ -71,3 +71,24 @@ def cached_features(path: Path | None, gather) -> dict:
     if path is not None:
         np.savez(path, **data)
     return data
+
+
+def add_head_arguments(ap, sure: float, what: str) -> None:
+    """The options every head's fitting takes (train_print_check, train_percentile_check): the real and
+    rendered dice it is told from, its augmented views, the threshold it is folded with, the reader's
+    version and the features' cache. `what`: what a sure check refuses, for the help."""
+    ap.add_argument("--lurig-boxes", type=Path, default=None)
+    ap.add_argument("--synth-limit", type=int, default=None, help="the first N crops of each --synth folder")
+    ap.add_argument("--views", type=int, default=3, help="augmented crops per patch")
+    ap.add_argument("--sure", type=float, default=sure, help=f"the check's mean probability that refuses {what}")
+    ap.add_argument("--version", default=None, help="the reader's version in its metadata (kept when not given)")
+    ap.add_argument("--features", type=Path, default=None,
+                    help="an .npz to keep the features in, and to take them from when it exists")
+
+
+def report_calibration(sure: float, what: str, q_head: np.ndarray, q_dice: np.ndarray, real: np.ndarray) -> None:
+    """Print the share of the calibration crops a check folded at `sure` refuses: of `what` (`q_head`,
+    what it is to refuse), of the real dice and of the rendered dice (`q_dice`, `real` marking the real)."""
+    print(f"calibration crops past {sure}: {what} {np.mean(q_head >= sure):.1%} of {len(q_head)}, "
+          f"real dice {np.mean(q_dice[real] >= sure):.2%} of {int(real.sum())}, "
+          f"rendered dice {np.mean(q_dice[~real] >= sure):.2%} of {int((~real).sum())}", flush=True)

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.train.heads import cached_features, fold_head
+from models.train.heads import add_head_arguments, cached_features, fold_head, report_calibration
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import Patches, synth_crop_patches, synth_crops_of
 from models.train.train_print_check import dice_images, fit, two_class_features
@@ -123,15 +123,9 @@ def main(argv=None) -> int:
                     help="rendered crops of percentile D10 (bulk crops --mix d10 --tens)")
     ap.add_argument("--synth", type=Path, action="append", default=[],
                     help="rendered crops of other dice (bulk crops): the same seeds without --tens, other numerals")
-    ap.add_argument("--synth-limit", type=int, default=None, help="the first N crops of each --synth folder")
-    ap.add_argument("--lurig-boxes", type=Path, default=None)
-    ap.add_argument("--views", type=int, default=3, help="augmented crops per patch")
-    ap.add_argument("--sure", type=float, default=0.92, help="the check's mean probability that refuses a die")
-    ap.add_argument("--version", default=None, help="the reader's version in its metadata (kept when not given)")
+    add_head_arguments(ap, sure=0.92, what="a die")
     ap.add_argument("--seed", type=int, default=0, help="the augmented crops' draws")
     ap.add_argument("--seeds", type=int, default=5, help="networks fitted, their logits averaged (mean_of_fits)")
-    ap.add_argument("--features", type=Path, default=None,
-                    help="an .npz to keep the features in, and to take them from when it exists")
     args = ap.parse_args(argv)
     torch.set_num_threads(2)
     net = reader_from_onnx(args.reader).eval()
@@ -139,10 +133,7 @@ def main(argv=None) -> int:
     dc, tc = data["dice_cal"], data["tens_cal"]
     w1, b1, w2, b2 = mean_of_fits(data["dice"][~dc], data["tens"][~tc], args.seeds)
     q_d, q_t = (1.0 / (1.0 + np.exp(-_logit(x, w1, b1, w2, b2))) for x in (data["dice"][dc], data["tens"][tc]))
-    real = data["real"][dc]
-    print(f"calibration crops past {args.sure}: percentile D10 {np.mean(q_t >= args.sure):.1%} of {len(q_t)}, "
-          f"real dice {np.mean(q_d[real] >= args.sure):.2%} of {int(real.sum())}, "
-          f"rendered dice {np.mean(q_d[~real] >= args.sure):.2%} of {int((~real).sum())}", flush=True)
+    report_calibration(args.sure, "percentile D10", q_t, q_d, data["real"][dc])
     fold(args.reader, args.out, w1, b1, w2, b2, args.sure, {"version": args.version} if args.version else None)
     print(f"-> {args.out}")
     return 0

@@ -41,7 +41,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from models.train.batches import to_input
-from models.train.heads import cached_features, fold_head, has_head, unfold_head
+from models.train.heads import add_head_arguments, cached_features, fold_head, has_head, report_calibration, unfold_head
 from models.train.nets import TYPES
 from models.train.onnx_weights import reader_from_onnx
 from models.train.reader_data import (
@@ -152,20 +152,14 @@ def main(argv=None) -> int:
     ap.add_argument("reader", type=Path, help="the exported whole look (reader.onnx); a print check it has is replaced")
     ap.add_argument("out", type=Path)
     ap.add_argument("--detector", type=Path, required=True, help="whose finds on the print frames are mined")
-    ap.add_argument("--lurig-boxes", type=Path, default=None)
     ap.add_argument("--synth", type=Path, action="append", default=[], help="rendered crops (bulk crops)")
-    ap.add_argument("--synth-limit", type=int, default=None, help="the first N crops of each --synth folder")
     ap.add_argument("--train-scenes", type=Path, action="append", default=[], metavar="DIR",
                     help="rendered tray frames (bulk scenes) whose every whole die is a die: small, oblique, "
                          "blurred dice as the detector hands them over")
     ap.add_argument("--prints", type=Path, action="append", default=[], required=True,
                     help="frames of printed marks (python -m reader.synth.prints): every find there is no die")
-    ap.add_argument("--views", type=int, default=3, help="augmented crops per patch")
-    ap.add_argument("--sure", type=float, default=0.97, help="the check's mean probability that refuses a find")
-    ap.add_argument("--version", default=None, help="the reader's version in its metadata (kept when not given)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--features", type=Path, default=None,
-                    help="an .npz to keep the features in, and to take them from when it exists")
+    add_head_arguments(ap, sure=0.97, what="a find")
     args = ap.parse_args(argv)
     torch.set_num_threads(2)
     net = reader_from_onnx(args.reader).eval()
@@ -175,10 +169,7 @@ def main(argv=None) -> int:
     with torch.no_grad():
         q_d = torch.sigmoid(check(torch.from_numpy(data["dice"][dc]))[:, 0]).numpy()
         q_p = torch.sigmoid(check(torch.from_numpy(data["prints"][pc]))[:, 0]).numpy()
-    real = data["real"][dc]
-    print(f"calibration crops past {args.sure}: printed marks {np.mean(q_p >= args.sure):.1%} of {len(q_p)}, "
-          f"real dice {np.mean(q_d[real] >= args.sure):.2%} of {int(real.sum())}, "
-          f"rendered dice {np.mean(q_d[~real] >= args.sure):.2%} of {int((~real).sum())}", flush=True)
+    report_calibration(args.sure, "printed marks", q_p, q_d, data["real"][dc])
     l1, l2 = check[0], check[2]
     fold(args.reader, args.out, *(t.detach().numpy() for t in (l1.weight, l1.bias, l2.weight, l2.bias)), args.sure,
          {"version": args.version} if args.version else None)

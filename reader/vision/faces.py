@@ -21,7 +21,7 @@ import numpy as np
 from reader.dice import FACES
 from reader.reading import Box, Cocked, DieReading, Face, Unreadable
 from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
-from reader.vision.onnx_model import OnnxModel, sigmoid
+from reader.vision.onnx_model import OnnxModel, output_at, sigmoid
 from reader.vision.topface import RISEN_DICE, TopFaceLook, combine
 
 ANGLES = (0.0, 90.0, 180.0, 270.0)
@@ -113,9 +113,8 @@ class FaceReader:
         self.print_sure = float(check["sure"]) if check else None
         # where its output is: by name where the model says (a head folded after it, the percentile
         # check, comes later; one folded again moves to the end), else the fourth
-        names = getattr(model, "output_names", None) or []
-        output = (check or {}).get("output", "print_logits")
-        self._print_at = names.index(output) if output in names else 3
+        at = output_at(model, (check or {}).get("output", "print_logits"))
+        self._print_at = 3 if at is None else at
         self.per_side = float(meta.get("crop_per_side", CROP_PER_SIDE))
         # The views must name the same die type, each the likeliest among the dice, "none" aside: a
         # view that half takes the crop for no die (a die at the frame's edge, a bright object beside

@@ -24,6 +24,14 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
 
 
+def output_at(model, name: str) -> int | None:
+    """Where the output `name` is among `model`'s outputs, or None: a head folded in later (the print
+    check, the percentile check) is found by its name, not its place; a test's stand-in without
+    output names has none."""
+    names = getattr(model, "output_names", None) or []
+    return names.index(name) if name in names else None
+
+
 def models_dir(override: str | os.PathLike | None = None) -> Path:
     return Path(override or os.environ.get("DICE_READER_MODELS") or MODELS_DIR)
 

@@ -24,7 +24,7 @@ import numpy as np
 from reader.reading import DieReading, Face
 from reader.vision.crops import CROP_PER_SIDE, crop_views, to_tensor
 from reader.vision.faces import ANGLES
-from reader.vision.onnx_model import sigmoid
+from reader.vision.onnx_model import output_at, sigmoid
 
 REASON = "a percentile D10 (faces 00 to 90)? the rules want a plain die: roll a D10 numbered 1 to 0"
 
@@ -45,10 +45,10 @@ class PercentileCheck:
         """The check the whole look `model` carries (metadata `percentile_check`), or None (reader v24
         and before; no model: a test's stand-in reader)."""
         meta = (getattr(model, "meta", None) or {}).get("percentile_check")
-        names = getattr(model, "output_names", None) or []
-        if not meta or meta.get("output") not in names:
+        at = output_at(model, meta.get("output", "")) if meta else None
+        if at is None:
             return None
-        return cls(model, names.index(meta["output"]), float(meta["sure"]), frozenset(meta["dice"]),
+        return cls(model, at, float(meta["sure"]), frozenset(meta["dice"]),
                    float(model.meta.get("crop_per_side", CROP_PER_SIDE)))
 
     def probabilities(self, image: np.ndarray, boxes: list) -> np.ndarray:

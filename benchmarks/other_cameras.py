@@ -8,7 +8,7 @@ the pixels on the same tray, with its own sensor noise, and from one with 2x and
 as many, farther away: the dice smaller in pixels), the first also as its JPEG at quality 75
 (reader.vision.other_cameras). The variants are written to a temporary folder and deleted.
 
-Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera]
+Run: python3 benchmarks/other_cameras.py [SET ...] [--models DIR] [--guess-camera] [--unbalanced]
      (default sets: tray-d6-nell tray-mixed-bartek desk-d6-matteo, from ../shared/realdata)
 """
 
@@ -66,9 +66,13 @@ def main(argv=None) -> int:
     ap.add_argument("--guess-camera", action="store_true",
                     help="as `read --guess-camera` reads: the camera guessed from the dice of a frame that "
                          "leaves a die refused")
+    ap.add_argument("--unbalanced", action="store_true",
+                    help="read every photo as it came, no colour cast taken out (reader.vision.white_balance): "
+                         "as the release read before session 80")
     args = ap.parse_args(argv)
     recognizer = Recognizer.load(args.models)
     recognizer.guess_view = args.guess_camera
+    recognizer.balance_light = not args.unbalanced
     print(f"{'set':22s} {'camera':18s} {'images':>6s} {'dice':>5s} {'end-to-end':>10s} {'wrong':>11s} {'false det':>9s}")
     for spec in args.sets:
         folder = resolve_set(spec)

@@ -23,7 +23,7 @@ import numpy as np
 
 from reader.errors import DiceReaderError
 from reader.reading import Box, DieReading, Face
-from reader.vision import above, close_dice, lean_guard, legible, lone_dot, reread, wider
+from reader.vision import above, close_dice, lean_guard, legible, lone_dot, reread, white_balance, wider
 from reader.vision.camera_guess import CameraEvidence, CameraGuess, guess_camera
 from reader.vision.detector import DiceDetector, Heat, around
 from reader.vision.faces import LOW_CONFIDENCE, FaceEvidence, FaceReader, StateCheck
@@ -140,6 +140,9 @@ class Recognizer:
         # with no camera described, a valued die that alone of its frame's looks leaning, and still does
         # under the camera guessed from the frame's dice, is refused as cocked (reader.vision.lean_guard)
         self.lean_guard = True
+        # a colour cast beyond what the looks learnt, judged by a frame's dice (two or more), is taken out
+        # before the frame is read (reader.vision.white_balance); False: every frame is read as it came
+        self.balance_light = True
 
     @classmethod
     def load(cls, models_dir_: str | os.PathLike | None = None, threads: int | None = None) -> "Recognizer":
@@ -192,25 +195,39 @@ class Recognizer:
             raise DiceReaderError(f"expected an 8-bit image, got {image.dtype}")
         return image
 
+    def _under_white_light(self, image: np.ndarray, finds: tuple) -> tuple[np.ndarray, tuple]:
+        """The frame and the detector's finds in it (DiceDetector.find), where balance_light and those
+        dice show a colour cast beyond what the looks learnt: the frame with the cast taken out and its
+        dice found again (reader.vision.white_balance)."""
+        if not self.balance_light:
+            return image, finds
+        gains = white_balance.cast_of(image, (d.box for d in finds[0]))
+        if gains is None:
+            return image, finds
+        image = white_balance.taken_out(image, gains)
+        return image, self.detector.find(image)
+
     def read_frame(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a tray frame, left to right then top to bottom."""
         image = self._check(image)
         if self.guessing():
             return self.read_frame_guessing(image, where_refused=True)[0]
-        return self._read_frame(image)
+        return self._read_frame(image, balance=True)
 
     def guessing(self) -> bool:
         """Whether read_frame guesses the camera: asked to, and none described."""
         return bool(self.guess_view) and self.view is None
 
-    def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None) -> list[DieReading]:
+    def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None,
+                    balance: bool = False) -> list[DieReading]:
         """read_frame with the camera this reader has (or none); `found_as_is`: the detector's finds
         in the image as given (DiceDetector.find), where the caller has them already (a frame read
-        twice), used unless the frame is read turned."""
+        twice), used unless the frame is read turned; `balance`: a cast the dice show taken out first
+        (_under_white_light), where the caller has not."""
         k, upright = self._upright(image)
         if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back
             h, w = image.shape[:2]
-            readings = upright._read_frame(turned(image, k))
+            readings = upright._read_frame(turned(image, k), balance=balance)
             return sorted((replace(r, box=Box(*turned_back(tuple(r.box), k, w, h))) for r in readings),
                           key=_reading_order)
         looks = self._looks()
@@ -218,7 +235,10 @@ class Recognizer:
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
         # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
-        dets, heat = found_as_is if found_as_is is not None else self.detector.find(image)
+        found_as_is = found_as_is if found_as_is is not None else self.detector.find(image)
+        if balance:
+            image, found_as_is = self._under_white_light(image, found_as_is)
+        dets, heat = found_as_is
         boxes = [Box(*d.box) for d in dets]
         evs = self._evidence(image, boxes, looks)
         found = [self._decide(ev, b, looks) for b, ev in zip(boxes, evs)]
@@ -252,7 +272,7 @@ class Recognizer:
         image = self._check(image)
         plain = copy.copy(self)  # a copy: a reader may be shared
         plain.guess_view, plain.view = False, None
-        finds = self.detector.find(image)  # found once, read twice
+        image, finds = self._under_white_light(image, self.detector.find(image))  # found once, read twice
         found = plain._read_frame(image, finds)
         dice = [r for r in found if r.die != "d4"]  # the lean look was taught no D4, and a D4 is never valued
         if where_refused and all(r.value is not None for r in dice):
@@ -471,7 +491,8 @@ class Recognizer:
         the die read, or refused, without one). `read --jsonl --single` says so."""
         image = self._check(image)
         # with no camera the photo is read as given, and from above (SINGLE_ABOVE leans nowhere) too:
-        # the die is found once (in a big photo, several looks of the detector)
+        # the die is found once (in a big photo, several looks of the detector); it is read as it came, no
+        # cast taken out (white_balance.MIN_DICE: one die's own colour is a cast to the estimate)
         found = (find_single_die(self.detector, image),) if self.view is None else None
         reading = self._read_single(image, found)
         if reading.value is None and self.view is None and self.single_from_above and self.look_from_above is not None:

@@ -44,7 +44,6 @@ MIN_DICE = 2
 # each die's box is sampled about this many pixels to a side (a 120 px die every third pixel): the
 # estimate costs about a millisecond for ten dice
 SAMPLES_PER_SIDE = 40
-NO_CAST = np.ones(3)
 
 
 def dice_pixels(image: np.ndarray, boxes: Iterable) -> np.ndarray:
@@ -68,21 +67,21 @@ def light_gains(pixels: np.ndarray) -> np.ndarray:
     unclipped, or the brightest of them too dark to be a white."""
     px = np.asarray(pixels, dtype=np.float32).reshape(-1, 3)
     if len(px) < MIN_PIXELS:
-        return NO_CAST
+        return np.ones(3)
     b, g, r = px[:, 0], px[:, 1], px[:, 2]  # column by column: numpy is slow across a row of three
     brightness = b + g + r
     brightest = brightness >= np.quantile(brightness, 1.0 - BRIGHTEST)
     blown = np.minimum(np.minimum(b, g), r) > CLIPPED
     if blown[brightest].mean() > MOST_BLOWN:
-        return NO_CAST
+        return np.ones(3)
     unclipped = np.maximum(np.maximum(b, g), r) <= CLIPPED
     if unclipped.sum() < MIN_PIXELS:
-        return NO_CAST
+        return np.ones(3)
     lit = brightness[unclipped]
     top = px[unclipped][lit >= np.quantile(lit, 1.0 - BRIGHTEST)]
     colour = top.mean(axis=0).astype(np.float64)
     if colour.mean() < DARKEST or colour.min() <= 0:
-        return NO_CAST
+        return np.ones(3)
     return colour.mean() / colour
 
 

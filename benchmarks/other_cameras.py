@@ -3,8 +3,9 @@
 The reader is scored on cameras nobody here has; this prints, for each set's holdout fifth (every
 image of a set the models never train on), end-to-end and accepted-but-wrong as photographed, then
 in low light, tungsten light, monochrome, JPEG quality 25 and 50, out of focus, overexposed, with
-motion blur, under blue stage light, oversharpened, hazy, with lamps' glare, from a camera 3x closer, from one with 3x the pixels 3x farther away, from one with 4x
-the pixels on the same tray, with its own sensor noise, and from one with 2x and 3x fewer pixels (or
+motion blur, under blue stage light, oversharpened, hazy, with lamps' glare, from a camera 3x closer,
+from one with 3x the pixels 3x farther away, from one with 4x the pixels on the same tray, with its
+own sensor noise, and from one with 2x and 3x fewer pixels (or
 as many, farther away: the dice smaller in pixels), the first also as its JPEG at quality 75
 (reader.vision.other_cameras). The variants are written to a temporary folder and deleted.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from reader.vision.other_cameras import jpeg
+from reader.vision.other_cameras import bright_spots, jpeg, lit, sharpened, washed_out
 
 # the JPEG qualities small_camera draws from unless told (train_top_face --small-camera-quality)
 SMALL_CAMERA_QUALITY = (20, 75)
@@ -128,22 +128,14 @@ def camera_fault(img: np.ndarray, rng: np.random.Generator, fault: str | None = 
     Taught with `train_top_face --faults`, the look sees the fault and is held to what the release
     reads on the same crop without it."""
     fault = fault or CAMERA_FAULTS[int(rng.integers(len(CAMERA_FAULTS)))]
-    x = img.astype(np.float32)
     if fault == "coloured light":
-        x = x * np.exp(rng.uniform(np.log(0.55), np.log(1.4), size=3)).astype(np.float32)
-    elif fault == "oversharpened":
+        return lit(img, np.exp(rng.uniform(np.log(0.55), np.log(1.4), size=3)).astype(np.float32))
+    if fault == "oversharpened":
         amount = rng.uniform(0.7, 2.0)
-        soft = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(1.5, 4.0))).astype(np.float32)
-        x = x * (1 + amount) - soft * amount
-    elif fault == "hazy":
-        a = rng.uniform(0.25, 0.55)
-        x = x * (1 - a) + a * rng.uniform(140, 230)
-    elif fault == "glare":
-        h, w = img.shape[:2]
-        y, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        for _ in range(int(rng.integers(1, 3))):
-            cx, cy, sd = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(3, 12)
-            x = x + rng.uniform(120, 240) * np.exp(-((xx - cx) ** 2 + (y - cy) ** 2) / (2 * sd * sd))[..., None]
-    else:
-        raise ValueError(f"no camera fault {fault!r}: one of {', '.join(CAMERA_FAULTS)}")
-    return np.clip(x, 0, 255).astype(np.uint8)
+        return sharpened(img, float(rng.uniform(1.5, 4.0)), amount)
+    if fault == "hazy":
+        share = rng.uniform(0.25, 0.55)
+        return washed_out(img, share, rng.uniform(140, 230))
+    if fault == "glare":
+        return bright_spots(img, rng, int(rng.integers(1, 3)), sd=(3.0, 12.0), peak=(120.0, 240.0))
+    raise ValueError(f"no camera fault {fault!r}: one of {', '.join(CAMERA_FAULTS)}")

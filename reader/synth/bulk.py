@@ -393,10 +393,10 @@ def _run(argv: list[str]) -> int:
         p.error("--resample-min must be in 0.05-1")
     from reader.synth.textures import FONT_PACKAGES, FONTS_RENDERED, fonts
 
-    if a.count and not a.fewer_fonts and len(fonts()) < FONTS_RENDERED:
+    if a.count and not a.fewer_fonts and (found := len(fonts())) < FONTS_RENDERED:
         # a seed is its dice only with the fonts it was drawn in: session 79 taught a look on numerals
         # drawn in 4 fonts of 20 on a machine without them, past a warning, and judged the look by it
-        p.error(f"{len(fonts())} of the {FONTS_RENDERED} numeral fonts every seed is drawn in are installed "
+        p.error(f"{found} of the {FONTS_RENDERED} numeral fonts every seed is drawn in are installed "
                 f"here: this seed's dice would be drawn in fewer. Install them ({FONT_PACKAGES}; "
                 "reader/synth/README.md lists more), or pass --fewer-fonts to render so anyway")
     res = generate(kind, a.out, a.count, a.seed, a.size, a.width, a.height, mix=a.mix,

@@ -30,9 +30,39 @@ def low_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return _bytes((img.astype(np.float32) / 3 + rng.normal(0, 2.5, img.shape)) * 2.6)
 
 
+def lit(img: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """The photo under a coloured light its camera did not balance: each channel times its gain (BGR)."""
+    return _bytes(img.astype(np.float32) * gains)
+
+
+def sharpened(img: np.ndarray, sigma: float, amount: float) -> np.ndarray:
+    """An unsharp mask of `sigma` px and `amount`, as a webcam sharpens its picture."""
+    soft = cv2.GaussianBlur(img, (0, 0), sigma).astype(np.float32)
+    return _bytes(img.astype(np.float32) * (1 + amount) - soft * amount)
+
+
+def washed_out(img: np.ndarray, share: float, grey: float) -> np.ndarray:
+    """Every level pulled `share` of the way to `grey`: a lamp flaring in the lens."""
+    return _bytes(img.astype(np.float32) * (1 - share) + share * grey)
+
+
+def bright_spots(img: np.ndarray, rng: np.random.Generator, spots: int, sd: tuple[float, float],
+                 peak: float | tuple[float, float], scale: float = 1.0) -> np.ndarray:
+    """`spots` soft bright spots anywhere, lamps reflected in a glossy tray or die: each centre drawn,
+    then its standard deviation (in `sd` times `scale` px), then its height where `peak` is a range."""
+    h, w = img.shape[:2]
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    out = img.astype(np.float32)
+    for _ in range(spots):
+        cx, cy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(*sd) * scale
+        height = rng.uniform(*peak) if isinstance(peak, tuple) else peak
+        out += height * np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * s * s))[..., None]
+    return _bytes(out)
+
+
 def tungsten(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Warm light and no white balance (BGR gains)."""
-    return _bytes(img.astype(np.float32) * np.array([0.65, 0.9, 1.25]))
+    return lit(img, np.array([0.65, 0.9, 1.25]))
 
 
 def monochrome(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -76,32 +106,25 @@ def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def stage_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A feature table under blue stage light, the camera's white balance set for daylight (BGR
     gains): white dice turn blue, red pips dark, far beyond the 15% casts the looks were taught."""
-    return _bytes(img.astype(np.float32) * np.array([1.35, 0.85, 0.55], np.float32))
+    return lit(img, np.array([1.35, 0.85, 0.55], np.float32))
 
 
 def oversharpened(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A webcam that sharpens its picture hard (an unsharp mask of 1.5 px, amount 1.5): a white halo
     round every pip and edge, a dark seam inside it, and the table's grain made coarse."""
-    soft = cv2.GaussianBlur(img, (0, 0), 1.5).astype(np.float32)
-    return _bytes(img.astype(np.float32) * 2.5 - soft * 1.5)
+    return sharpened(img, 1.5, 1.5)
 
 
 def hazy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Washed out: a lamp flaring in the lens, or a fogged one. Every level pulled 45% of the way to a
     pale grey (190), so black pips are mid grey and a white die is barely lighter than the tray."""
-    return _bytes(img.astype(np.float32) * 0.55 + 0.45 * 190.0)
+    return washed_out(img, 0.45, 190.0)
 
 
 def glare(img: np.ndarray, rng: np.random.Generator, spots: int = 6) -> np.ndarray:
     """Lamps reflected in a glossy tray and glossy dice: `spots` bright soft spots, each 1-3% of the
     photo's width across (standard deviation), anywhere, on dice too."""
-    h, w = img.shape[:2]
-    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-    out = img.astype(np.float32)
-    for _ in range(spots):
-        cx, cy, sd = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.01, 0.03) * w
-        out += 230.0 * np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * sd * sd))[..., None]
-    return _bytes(out)
+    return bright_spots(img, rng, spots, sd=(0.01, 0.03), peak=230.0, scale=img.shape[1])
 
 
 VARIANTS: dict[str, Callable[[np.ndarray, np.random.Generator], np.ndarray]] = {

@@ -212,22 +212,21 @@ class Recognizer:
         image = self._check(image)
         if self.guessing():
             return self.read_frame_guessing(image, where_refused=True)[0]
-        return self._read_frame(image, balance=True)
+        return self._read_frame(image)
 
     def guessing(self) -> bool:
         """Whether read_frame guesses the camera: asked to, and none described."""
         return bool(self.guess_view) and self.view is None
 
-    def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None,
-                    balance: bool = False) -> list[DieReading]:
+    def _read_frame(self, image: np.ndarray, found_as_is: tuple | None = None) -> list[DieReading]:
         """read_frame with the camera this reader has (or none); `found_as_is`: the detector's finds
         in the image as given (DiceDetector.find), where the caller has them already (a frame read
-        twice), used unless the frame is read turned; `balance`: a cast the dice show taken out first
-        (_under_white_light), where the caller has not."""
+        twice, its cast taken out before: _under_white_light), used unless the frame is read turned.
+        A frame whose dice it finds itself it first rids of a cast they show."""
         k, upright = self._upright(image)
         if k:  # a camera leaning toward another side: read the frame turned upright, boxes turned back
             h, w = image.shape[:2]
-            readings = upright._read_frame(turned(image, k), balance=balance)
+            readings = upright._read_frame(turned(image, k))
             return sorted((replace(r, box=Box(*turned_back(tuple(r.box), k, w, h))) for r in readings),
                           key=_reading_order)
         looks = self._looks()
@@ -235,9 +234,8 @@ class Recognizer:
         # judge of leaning where the camera is known: with it asked too, a frames-taught whole look
         # checked by v15's read 460 -> 411 of the 640x360 renders right, 627 -> 557 at 1280x720, for
         # the same wrong and one cocked die fewer valued (models/reader.md, "Session 28").
-        found_as_is = found_as_is if found_as_is is not None else self.detector.find(image)
-        if balance:
-            image, found_as_is = self._under_white_light(image, found_as_is)
+        if found_as_is is None:
+            image, found_as_is = self._under_white_light(image, self.detector.find(image))
         dets, heat = found_as_is
         boxes = [Box(*d.box) for d in dets]
         evs = self._evidence(image, boxes, looks)
